@@ -1,0 +1,44 @@
+/* config.h — /etc/memoptimizer.conf and the values it sets.
+ *
+ * Owns the key table (name, type, range, default), parsing with inih,
+ * durations with units ("200ms", "1s", "2min") and error messages of the
+ * form "FILE:LINE: what is wrong and what is allowed". */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "build-config.h"
+
+#define CONFIG_DEFAULT_PATH SYSCONFDIR "/memoptimizer.conf"
+#define CONFIG_ORDER_AUTO (-1)
+
+struct config {
+        double interval;                /* seconds */
+        unsigned window;                /* samples */
+        double horizon;                 /* seconds */
+        long max_wsf;
+        double calm_period;             /* seconds */
+        double trend_min_r2;
+        double oom_headroom;            /* fraction, 0..0.5 */
+        bool compaction;
+        int compaction_max_order;       /* CONFIG_ORDER_AUTO or 1.. */
+        double compaction_lead_time;    /* seconds */
+        bool dry_run;
+        int log_level;                  /* LOG_ERR .. LOG_DEBUG */
+};
+
+void config_defaults(struct config *c);
+
+/* Load `path` over the defaults. When must_exist is false a missing file
+ * means defaults. On failure returns a negative errno and puts a message
+ * (FILE:LINE: ... for content errors) into err. c is untouched on failure. */
+int config_load(struct config *c, const char *path, bool must_exist, char *err, size_t errsz);
+
+/* "1.5s", "200ms", "2min", "1h" -> seconds. A number without unit is an error. */
+int parse_duration(const char *s, double *secs);
+
+/* Key names in file order, NULL-terminated (for --help and tests). */
+const char *const *config_keys(void);
+
+const char *log_level_name(int level);

@@ -1,0 +1,39 @@
+/* log.h — where messages go.
+ *
+ * Under journald (stderr is the stream named by $JOURNAL_STREAM) messages are
+ * sent with sd_journal_send(), each decision with its MESSAGE_ID and its
+ * numbers as fields; otherwise they are plain lines on stderr. Owns the
+ * message IDs, which the journal catalog explains. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define MSGID_RAISE        "c89dbaa9299b408183ed13a3847aadbc"
+#define MSGID_LOWER        "42da16f3d3c249a7a55fc0f0e182788d"
+#define MSGID_COMPACT      "c14dfcab3d544f06a40c0242b7ab801d"
+#define MSGID_BACKOFF      "5c6d2ed7eb214a0796dde4e278b62786"
+#define MSGID_ADOPT        "568d340cae72420e8137e591ce8c0346"
+#define MSGID_MONITOR_ONLY "ff2f58ec7beb483db62b7608b69944c2"
+#define MSGID_RELOAD       "97615faba55b4e1cbdc8aa41d5ad405d"
+#define MSGID_START        "6df4ba32e1784311bff3ad22c73222b7"
+#define MSGID_RESTORE      "9b333cc74221435da8711887535c19dd"
+
+struct logger {
+        int level;              /* LOG_ERR .. LOG_DEBUG */
+        bool journal;
+};
+
+struct log_field {
+        const char *name;       /* journal field name, e.g. "WSF_NEW" */
+        char value[48];
+};
+
+void log_init(struct logger *l, int level);
+
+__attribute__((format(printf, 3, 4)))
+void log_msg(const struct logger *l, int prio, const char *fmt, ...);
+
+/* One event: MESSAGE_ID, the human message, and its numbers as fields. */
+void log_event(const struct logger *l, int prio, const char *message_id, const char *message,
+               const struct log_field *fields, size_t nr_fields);

@@ -1,0 +1,21 @@
+/* report.h — turning decisions into log events: one message a person can
+ * read, plus the numbers as journal fields. Nothing is logged for a
+ * decision that changes nothing. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "forecast.h"
+#include "log.h"
+#include "policy.h"
+
+/* `acting` is false in dry-run and monitor-only: messages say "would". */
+void report_wsf(const struct logger *l, const struct decision *d, const struct forecast *f, bool acting);
+void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
+                    bool all_nodes, double seconds, int err);
+void report_backoff(const struct logger *l, const struct compact_backoff *b);
+
+/* Pages per second as a person reads it: "1.2 GB/s". */
+void format_rate(char *buf, size_t size, double pages_per_sec);
+/* Seconds, or "never" for INFINITY. */
+void format_secs(char *buf, size_t size, double secs);

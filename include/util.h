@@ -1,0 +1,32 @@
+/* util.h — small helpers shared by every module: cleanup attributes,
+ * array sizes, and reading a whole small file (a /proc or /sys file)
+ * into a buffer. Nothing here knows about memory management. */
+#pragma once
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
+static inline void closep(int *fd) { if (*fd >= 0) close(*fd); }
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Read the file at root + path (root may be NULL or "" for "/") into a
+ * NUL-terminated buffer of *size bytes, growing *buf as needed.
+ * Returns the number of bytes read, or a negative errno. */
+ssize_t read_file_at(const char *root, const char *path, char **buf, size_t *size);
+
+/* Join root and path into out (PATH_MAX). Returns 0 or -ENAMETOOLONG. */
+int path_join(char *out, size_t outsz, const char *root, const char *path);
+
+/* Parse a decimal long in [min, max] from s, allowing surrounding
+ * whitespace. Returns 0 or -EINVAL / -ERANGE. */
+int parse_long(const char *s, long min, long max, long *out);

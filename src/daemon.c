@@ -1,0 +1,372 @@
+#include "daemon.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "actuate.h"
+#include "forecast.h"
+#include "policy.h"
+#include "report.h"
+#include "sample.h"
+#include "util.h"
+#include "window.h"
+
+struct daemon {
+        const struct daemon_options *opt;
+        struct config cfg;
+        struct logger *log;
+        struct sample_reader *reader;
+        struct sample sample;
+        struct window window;
+        struct forecast forecast;
+        struct policy_state policy;
+        bool monitor_only;      /* the kernel refused our write: never write again */
+        bool ready;
+        bool state_warned;
+        unsigned read_failures;
+        sd_event_source *timer;
+};
+
+static double now_mono(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool acting(const struct daemon *d)
+{
+        return !d->cfg.dry_run && !d->monitor_only;
+}
+
+unsigned resolve_max_order(const char *root, int configured, unsigned nr_orders)
+{
+        unsigned top = nr_orders > 1 ? nr_orders - 1 : 1;
+        if (configured != CONFIG_ORDER_AUTO)
+                return (unsigned)configured < top ? (unsigned)configured : top;
+        long pmd, page = sysconf(_SC_PAGESIZE);
+        if (read_long_at(root, "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", &pmd) == 0 &&
+            pmd > page && page > 0) {
+                unsigned k = 0;
+                while (((long)page << (k + 1)) <= pmd)
+                        k++;
+                if (k <= top)
+                        return k;
+        }
+        return top > 1 ? top - 1 : 1;
+}
+
+static void policy_config_from(const struct daemon *d, struct policy_config *pc)
+{
+        *pc = (struct policy_config){
+                .interval = d->cfg.interval, .horizon = d->cfg.horizon,
+                .calm_period = d->cfg.calm_period, .lead_time = d->cfg.compaction_lead_time,
+                .max_wsf = d->cfg.max_wsf, .oom_headroom = d->cfg.oom_headroom,
+                .compaction = d->cfg.compaction, .writes = acting(d),
+        };
+}
+
+static void enter_monitor_only(struct daemon *d, int err)
+{
+        char msg[256];
+        struct log_field f = { .name = "ERRNO" };
+        snprintf(f.value, sizeof(f.value), "%d", -err);
+        snprintf(msg, sizeof(msg),
+                 "cannot write vm.watermark_scale_factor (%s): monitor-only, logging what would be done",
+                 strerror(-err));
+        d->monitor_only = true;
+        log_event(d->log, LOG_WARNING, MSGID_MONITOR_ONLY, msg, &f, 1);
+}
+
+static void save_state(struct daemon *d)
+{
+        int r = d->policy.kernel_seen == d->policy.baseline ?
+                actuate_state_remove(d->opt->state_dir) :
+                actuate_state_save(d->opt->state_dir, d->policy.baseline, d->policy.kernel_seen);
+        if (r < 0 && !d->state_warned) {
+                d->state_warned = true;
+                log_msg(d->log, LOG_WARNING, "cannot keep the state file in %s: %s",
+                        d->opt->state_dir, strerror(-r));
+        }
+}
+
+/* Write the decided value; bisect down when the kernel says it is above its
+ * maximum, and drop to monitor-only when we may not write at all. */
+static void apply_wsf(struct daemon *d, struct decision *dec)
+{
+        long v = dec->wsf_new;
+        int r;
+        while ((r = actuate_write_wsf(d->opt->root, v)) == -EINVAL) {
+                long next = policy_kernel_refused(&d->policy, dec->wsf_old, v);
+                log_msg(d->log, LOG_INFO, "kernel refused watermark_scale_factor %ld; its maximum is lower", v);
+                if (next == dec->wsf_old)
+                        break;
+                v = next;
+        }
+        dec->wsf_new = d->policy.current;
+        if (r == 0 || r == -EINVAL) {
+                save_state(d);
+                return;
+        }
+        policy_write_failed(&d->policy, dec, actuate_denied(r));
+        if (actuate_denied(r))
+                enter_monitor_only(d, r);
+        else
+                log_msg(d->log, LOG_ERR, "writing vm.watermark_scale_factor=%ld: %s", v, strerror(-r));
+}
+
+static void apply_compaction(struct daemon *d, const struct compact_order *c)
+{
+        bool all = false;
+        double t0 = now_mono();
+        int r = acting(d) ? actuate_compact_node(d->opt->root, c->node, &all) : 0;
+        report_compact(d->log, c, acting(d), all, now_mono() - t0, r);
+        if (actuate_denied(r) && !d->monitor_only)
+                enter_monitor_only(d, r);
+}
+
+static void notify_status(struct daemon *d, const struct decision *dec)
+{
+        char low[96] = "", rate[32];
+        format_rate(rate, sizeof(rate), d->forecast.kswapd_rate);
+        double soonest = INFINITY;
+        const struct zone_forecast *zs = NULL;
+        for (size_t i = 0; i < d->forecast.nr_zones; i++)
+                if (d->forecast.zones[i].secs_to_low < soonest)
+                        soonest = d->forecast.zones[i].secs_to_low, zs = &d->forecast.zones[i];
+        if (zs)
+                snprintf(low, sizeof(low), "node%d %s crosses low in %.1f s", zs->node, zs->name, soonest);
+        sd_notifyf(false, "STATUS=%swsf %ld (baseline %ld): %s; kswapd %s",
+                   acting(d) ? "" : d->monitor_only ? "monitor-only, " : "dry run, ",
+                   dec->wsf_new, d->policy.baseline, zs ? low : "no watermark crossing forecast", rate);
+}
+
+static void decide_and_act(struct daemon *d)
+{
+        struct forecast_params fp = {
+                .min_r2 = d->cfg.trend_min_r2,
+                .min_points = d->cfg.window,
+                .max_order = resolve_max_order(d->opt->root, d->cfg.compaction_max_order,
+                                               d->sample.nr_orders),
+        };
+        if (forecast_compute(&d->window, &fp, &d->forecast) < 0)
+                return;
+        struct policy_config pc;
+        policy_config_from(d, &pc);
+        struct decision dec;
+        policy_decide(&d->policy, &pc, &d->forecast, &dec);
+        if (dec.reason == WSF_ADOPT && acting(d))
+                save_state(d);
+        else if (dec.reason != WSF_KEEP && acting(d))
+                apply_wsf(d, &dec);
+        report_wsf(d->log, &dec, &d->forecast, acting(d));
+        for (size_t i = 0; i < dec.nr_backoff; i++)
+                report_backoff(d->log, &dec.backoff[i]);
+        for (size_t i = 0; i < dec.nr_compact; i++)
+                apply_compaction(d, &dec.compact[i]);
+        notify_status(d, &dec);
+}
+
+static void sample_failed(struct daemon *d, int r)
+{
+        /* Rate-limited: the first failure, then one line a minute. */
+        unsigned every = (unsigned)(60.0 / d->cfg.interval) + 1;
+        if (d->read_failures++ % every == 0)
+                log_msg(d->log, LOG_WARNING, "skipping a sample: reading /proc failed: %s (%u in a row)",
+                        strerror(-r), d->read_failures);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct daemon *d = userdata;
+        (void)usec;
+        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * 1e6));
+        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        int r = sample_read(d->reader, &d->sample);
+        if (r < 0) {
+                sample_failed(d, r);
+                return 0;
+        }
+        if (d->read_failures) {
+                log_msg(d->log, LOG_INFO, "sampling works again after %u failures", d->read_failures);
+                d->read_failures = 0;
+        }
+        r = window_push(&d->window, &d->sample);
+        if (r < 0) {
+                log_msg(d->log, LOG_ERR, "keeping the sample: %s", strerror(-r));
+                return 0;
+        }
+        if (r == 1)
+                log_msg(d->log, LOG_NOTICE, "zone layout changed (memory hotplug?); window restarted");
+        if (!d->ready) {
+                d->ready = true;
+                sd_notify(false, "READY=1");
+        }
+        decide_and_act(d);
+        return 0;
+}
+
+static void apply_overrides(const struct daemon_options *opt, struct config *c)
+{
+        if (opt->force_dry_run)
+                c->dry_run = true;
+        if (opt->force_debug)
+                c->log_level = LOG_DEBUG;
+        if (opt->interval_override > 0)
+                c->interval = opt->interval_override;
+}
+
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct daemon *d = userdata;
+        (void)s, (void)si;
+        char err[512];
+        struct config c;
+        config_defaults(&c);
+        sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(now_mono() * 1e6));
+        int r = config_load(&c, d->opt->config_path, d->opt->config_must_exist, err, sizeof(err));
+        if (r < 0) {
+                log_msg(d->log, LOG_ERR, "reload refused, old configuration stays: %s", err);
+        } else {
+                apply_overrides(d->opt, &c);
+                if (c.window != d->cfg.window && window_resize(&d->window, c.window) < 0)
+                        c.window = d->cfg.window;
+                bool was_acting = acting(d);
+                d->cfg = c;
+                d->log->level = c.log_level;
+                if (was_acting && !acting(d))
+                        log_msg(d->log, LOG_NOTICE, "dry run from now on; the scale factor stays %ld",
+                                d->policy.current);
+                log_event(d->log, LOG_INFO, MSGID_RELOAD, "configuration reloaded", NULL, 0);
+        }
+        sd_notify(false, "READY=1");
+        return 0;
+}
+
+static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        (void)userdata;
+        log_msg(((struct daemon *)userdata)->log, LOG_INFO, "received %s, stopping", strsignal((int)si->ssi_signo));
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+/* Report kernel features we steer around but never change. */
+static void report_kernel(struct daemon *d, long boot_wsf)
+{
+        long pro = -1, defrag = -1;
+        read_long_at(d->opt->root, "/proc/sys/vm/compaction_proactiveness", &pro);
+        read_long_at(d->opt->root, "/proc/sys/vm/defrag_mode", &defrag);
+        char msg[300];
+        snprintf(msg, sizeof(msg),
+                 "started: vm.watermark_scale_factor %ld (baseline), max %ld; compaction_proactiveness %s%ld, defrag_mode %s%ld; interval %.3g s, window %u, horizon %.3g s%s",
+                 boot_wsf, d->cfg.max_wsf, pro < 0 ? "absent " : "", pro < 0 ? 0 : pro,
+                 defrag < 0 ? "absent " : "", defrag < 0 ? 0 : defrag, d->cfg.interval,
+                 d->cfg.window, d->cfg.horizon, d->cfg.dry_run ? "; dry run" : "");
+        struct log_field f[3] = { { .name = "WSF_BASELINE" }, { .name = "COMPACTION_PROACTIVENESS" },
+                                  { .name = "DEFRAG_MODE" } };
+        snprintf(f[0].value, sizeof(f[0].value), "%ld", boot_wsf);
+        snprintf(f[1].value, sizeof(f[1].value), "%ld", pro);
+        snprintf(f[2].value, sizeof(f[2].value), "%ld", defrag);
+        log_event(d->log, LOG_INFO, MSGID_START, msg, f, 3);
+        if (pro > 0 && d->cfg.compaction)
+                log_msg(d->log, LOG_INFO,
+                        "the kernel compacts proactively too (compaction_proactiveness %ld); memoptimizer leaves that setting alone",
+                        pro);
+}
+
+static void restore(struct daemon *d)
+{
+        if (d->policy.kernel_seen == d->policy.baseline) {
+                actuate_state_remove(d->opt->state_dir);
+                return;
+        }
+        bool done = false;
+        int r = actuate_restore(d->opt->root, d->policy.baseline, d->policy.kernel_seen, &done);
+        char msg[200];
+        if (r < 0)
+                snprintf(msg, sizeof(msg), "could not restore vm.watermark_scale_factor %ld: %s",
+                         d->policy.baseline, strerror(-r));
+        else if (done)
+                snprintf(msg, sizeof(msg), "restored vm.watermark_scale_factor %ld -> %ld",
+                         d->policy.kernel_seen, d->policy.baseline);
+        else
+                snprintf(msg, sizeof(msg), "vm.watermark_scale_factor was changed by someone else; left as it is");
+        struct log_field f = { .name = "WSF_NEW" };
+        snprintf(f.value, sizeof(f.value), "%ld", d->policy.baseline);
+        log_event(d->log, r < 0 ? LOG_ERR : LOG_INFO, MSGID_RESTORE, msg, &f, 1);
+        if (r == 0)
+                actuate_state_remove(d->opt->state_dir);
+}
+
+static int start(struct daemon *d, sd_event *e)
+{
+        long boot;
+        int r = read_long_at(d->opt->root, WSF_PATH, &boot);
+        if (r < 0) {
+                log_msg(d->log, LOG_ERR, "cannot read %s: %s", WSF_PATH, strerror(-r));
+                return r;
+        }
+        if ((r = sample_reader_new(&d->reader, d->opt->root)) < 0 ||
+            (r = window_init(&d->window, d->cfg.window)) < 0) {
+                log_msg(d->log, LOG_ERR, "cannot set up sampling: %s", strerror(-r));
+                return r;
+        }
+        policy_init(&d->policy, boot);
+        report_kernel(d, boot);
+        if (!d->cfg.dry_run && (r = actuate_probe(d->opt->root, boot)) < 0) {
+                if (!actuate_denied(r)) {
+                        log_msg(d->log, LOG_ERR, "cannot write %s: %s", WSF_PATH, strerror(-r));
+                        return r;
+                }
+                enter_monitor_only(d, r);
+        }
+        sigset_t ss;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigaddset(&ss, SIGHUP);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        if ((r = sd_event_add_signal(e, NULL, SIGTERM, on_stop, d)) < 0 ||
+            (r = sd_event_add_signal(e, NULL, SIGINT, on_stop, d)) < 0 ||
+            (r = sd_event_add_signal(e, NULL, SIGHUP, on_reload, d)) < 0 ||
+            (r = sd_event_add_time_relative(e, &d->timer, CLOCK_MONOTONIC, 0, 1000, on_tick, d)) < 0 ||
+            (r = sd_event_source_set_enabled(d->timer, SD_EVENT_ON)) < 0 ||
+            (r = sd_event_set_watchdog(e, true)) < 0) {
+                log_msg(d->log, LOG_ERR, "cannot set up the event loop: %s", strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
+int daemon_run(const struct daemon_options *opt, const struct config *cfg, struct logger *log)
+{
+        struct daemon d = { .opt = opt, .cfg = *cfg, .log = log };
+        sd_event *e = NULL;
+        int r = sd_event_new(&e);
+        if (r >= 0)
+                r = start(&d, e);
+        if (r >= 0) {
+                r = sd_event_loop(e);
+                if (r < 0)
+                        log_msg(log, LOG_ERR, "event loop failed: %s", strerror(-r));
+        }
+        sd_notify(false, "STOPPING=1");
+        if (d.reader)
+                restore(&d);
+        sd_event_source_unref(d.timer);
+        sd_event_unref(e);
+        forecast_free(&d.forecast);
+        window_free(&d.window);
+        sample_free(&d.sample);
+        sample_reader_free(d.reader);
+        return r < 0 ? 2 : 0;
+}

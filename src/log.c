@@ -1,0 +1,82 @@
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <syslog.h>
+
+#include <systemd/sd-journal.h>
+
+#include "util.h"
+
+#define LOG_FIELDS_MAX 24
+
+/* $JOURNAL_STREAM is "DEV:INO" of the stream systemd connected; only when
+ * stderr is still that stream does journald read what we write there. */
+static bool stderr_is_journal(void)
+{
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+                return false;
+        return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+void log_init(struct logger *l, int level)
+{
+        l->level = level;
+        l->journal = stderr_is_journal();
+}
+
+static void plain(int prio, const char *msg)
+{
+        static const char *const tag[] = {
+                [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",
+                [LOG_ERR] = "error", [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+                [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+        };
+        fprintf(stderr, "memoptimizer: %s: %s\n", tag[prio & 7], msg);
+}
+
+void log_msg(const struct logger *l, int prio, const char *fmt, ...)
+{
+        if (prio > l->level)
+                return;
+        char buf[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        if (l->journal)
+                sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%d", prio,
+                                "SYSLOG_IDENTIFIER=memoptimizer", NULL);
+        else
+                plain(prio, buf);
+}
+
+void log_event(const struct logger *l, int prio, const char *message_id, const char *message,
+               const struct log_field *fields, size_t nr_fields)
+{
+        if (prio > l->level)
+                return;
+        if (!l->journal) {
+                plain(prio, message);
+                return;
+        }
+        char text[LOG_FIELDS_MAX + 4][1100];
+        struct iovec iov[LOG_FIELDS_MAX + 4];
+        size_t n = 0;
+        snprintf(text[n++], sizeof(text[0]), "MESSAGE=%s", message);
+        snprintf(text[n++], sizeof(text[0]), "MESSAGE_ID=%s", message_id);
+        snprintf(text[n++], sizeof(text[0]), "PRIORITY=%d", prio);
+        snprintf(text[n++], sizeof(text[0]), "SYSLOG_IDENTIFIER=memoptimizer");
+        for (size_t i = 0; i < nr_fields && i < LOG_FIELDS_MAX; i++)
+                snprintf(text[n++], sizeof(text[0]), "%s=%s", fields[i].name, fields[i].value);
+        for (size_t i = 0; i < n; i++)
+                iov[i] = (struct iovec){ .iov_base = text[i], .iov_len = strlen(text[i]) };
+        sd_journal_sendv(iov, (int)n);
+}

@@ -1,0 +1,140 @@
+/* memoptimizer — forecasts free-memory exhaustion and fragmentation and
+ * moves vm.watermark_scale_factor and triggers compaction ahead of it.
+ * This file: the command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "actuate.h"
+#include "config.h"
+#include "daemon.h"
+#include "log.h"
+#include "status.h"
+
+static void usage(FILE *out)
+{
+        fprintf(out,
+                "Usage: memoptimizer [OPTIONS]            run in the foreground\n"
+                "       memoptimizer status [-c FILE]     show the memory state and the baseline\n"
+                "       memoptimizer --check-config [-c FILE]\n"
+                "\n"
+                "Forecasts free-memory exhaustion and fragmentation a few seconds ahead and\n"
+                "moves vm.watermark_scale_factor and triggers compaction before allocations stall.\n"
+                "\n"
+                "Options:\n"
+                "  -c, --config=FILE     configuration file (default " CONFIG_DEFAULT_PATH ")\n"
+                "  -n, --dry-run         decide and log, never write to the kernel\n"
+                "  -i, --interval=D      sampling interval with a unit, e.g. 500ms (100ms..60s)\n"
+                "  -v, --verbose         log at debug level\n"
+                "      --check-config    validate the configuration and exit\n"
+                "  -h, --help            show this help and exit\n"
+                "  -V, --version         show the version and exit\n"
+                "\n"
+                "Configuration keys (memoptimizer.conf(5)):");
+        for (const char *const *k = config_keys(); *k; k++)
+                fprintf(out, " %s", *k);
+        fprintf(out, "\n\nSee memoptimizer(8).\n");
+}
+
+struct cli {
+        struct daemon_options opt;
+        bool check_config, status;
+};
+
+/* Returns -1 to go on, else an exit status. */
+static int parse_args(int argc, char **argv, struct cli *c)
+{
+        enum { OPT_CHECK = 0x100 };
+        static const struct option longopts[] = {
+                { "config", required_argument, NULL, 'c' },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "interval", required_argument, NULL, 'i' },
+                { "verbose", no_argument, NULL, 'v' },
+                { "check-config", no_argument, NULL, OPT_CHECK },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                {}
+        };
+        int ch;
+        while ((ch = getopt_long(argc, argv, "c:ni:vhV", longopts, NULL)) != -1) {
+                switch (ch) {
+                case 'c':
+                        c->opt.config_path = optarg;
+                        c->opt.config_must_exist = true;
+                        break;
+                case 'n':
+                        c->opt.force_dry_run = true;
+                        break;
+                case 'i':
+                        if (parse_duration(optarg, &c->opt.interval_override) < 0 ||
+                            c->opt.interval_override < 0.1 || c->opt.interval_override > 60) {
+                                fprintf(stderr, "memoptimizer: invalid --interval '%s'; allowed: 100ms..60s, with a unit (ms, s, min)\n", optarg);
+                                return 1;
+                        }
+                        break;
+                case 'v':
+                        c->opt.force_debug = true;
+                        break;
+                case OPT_CHECK:
+                        c->check_config = true;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return 0;
+                case 'V':
+                        printf("memoptimizer " PACKAGE_VERSION "\n");
+                        return 0;
+                default:
+                        fprintf(stderr, "Try 'memoptimizer --help'.\n");
+                        return 1;
+                }
+        }
+        if (optind < argc && strcmp(argv[optind], "status") == 0) {
+                c->status = true;
+                optind++;
+        }
+        if (optind < argc) {
+                fprintf(stderr, "memoptimizer: unexpected argument '%s'\nTry 'memoptimizer --help'.\n", argv[optind]);
+                return 1;
+        }
+        return -1;
+}
+
+int main(int argc, char **argv)
+{
+        const char *rt = getenv("RUNTIME_DIRECTORY");   /* set by systemd's RuntimeDirectory= */
+        struct cli c = { .opt = {
+                .config_path = CONFIG_DEFAULT_PATH, .root = "",
+                .state_dir = rt && *rt ? rt : STATE_DIR,
+        } };
+        int r = parse_args(argc, argv, &c);
+        if (r >= 0)
+                return r;
+
+        struct config cfg;
+        char err[512];
+        config_defaults(&cfg);
+        if (config_load(&cfg, c.opt.config_path, c.opt.config_must_exist, err, sizeof(err)) < 0) {
+                fprintf(stderr, "memoptimizer: %s\n", err);
+                return 1;
+        }
+        if (c.check_config) {
+                printf("%s: valid\n", c.opt.config_path);
+                return 0;
+        }
+        if (c.status)
+                return status_print(stdout, c.opt.root, c.opt.state_dir, &cfg);
+
+        if (c.opt.force_dry_run)
+                cfg.dry_run = true;
+        if (c.opt.force_debug)
+                cfg.log_level = LOG_DEBUG;
+        if (c.opt.interval_override > 0)
+                cfg.interval = c.opt.interval_override;
+        struct logger log;
+        log_init(&log, cfg.log_level);
+        return daemon_run(&c.opt, &cfg, &log);
+}

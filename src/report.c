@@ -1,0 +1,143 @@
+#include "report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void format_rate(char *buf, size_t size, double pages_per_sec)
+{
+        double bytes = pages_per_sec * (double)sysconf(_SC_PAGESIZE);
+        if (bytes >= 1e9)
+                snprintf(buf, size, "%.1f GB/s", bytes / 1e9);
+        else
+                snprintf(buf, size, "%.0f MB/s", bytes / 1e6);
+}
+
+void format_secs(char *buf, size_t size, double secs)
+{
+        if (isinf(secs))
+                snprintf(buf, size, "never");
+        else
+                snprintf(buf, size, "%.1f s", secs);
+}
+
+/* A numeric journal field with `decimals` digits after the point. */
+static void field(struct log_field *f, size_t *n, const char *name, int decimals, double v)
+{
+        f[*n].name = name;
+        if (isinf(v))
+                snprintf(f[*n].value, sizeof(f[*n].value), "inf");
+        else
+                snprintf(f[*n].value, sizeof(f[*n].value), "%.*f", decimals, v);
+        (*n)++;
+}
+
+static void why(char *buf, size_t size, const struct decision *d)
+{
+        char low[32], ksw[32], peak[32], drain[32], direct[32];
+        format_secs(low, sizeof(low), d->secs_to_low);
+        format_rate(ksw, sizeof(ksw), d->reclaim);
+        format_rate(peak, sizeof(peak), d->reclaim_peak);
+        format_rate(drain, sizeof(drain), d->drain);
+        format_rate(direct, sizeof(direct), d->direct);
+        switch (d->reason) {
+        case WSF_RAISE_FORECAST:
+                snprintf(buf, size, "free pages on node%d %s cross low in %s; drain %s, kswapd %s (best %s)",
+                         d->node, d->zone, low, drain, ksw, peak);
+                break;
+        case WSF_RAISE_STALL:
+                snprintf(buf, size, "%llu stalls in the last interval; direct reclaim %s, kswapd %s",
+                         (unsigned long long)d->stalls, direct, ksw);
+                break;
+        case WSF_LOWER_CALM:
+                snprintf(buf, size, "calm: no stall and free memory not falling");
+                break;
+        case WSF_LOWER_GUARD:
+                snprintf(buf, size, "the OOM guard allows at most %ld now", d->ceiling);
+                break;
+        case WSF_ADOPT:
+                snprintf(buf, size, "another process set it; adopted as the new baseline");
+                break;
+        case WSF_KEEP:
+                buf[0] = '\0';
+                break;
+        }
+}
+
+void report_wsf(const struct logger *l, const struct decision *d, const struct forecast *f, bool acting)
+{
+        if (d->reason == WSF_KEEP)
+                return;
+        (void)f;
+        char reason[256], msg[400];
+        why(reason, sizeof(reason), d);
+        const char *verb = d->reason == WSF_ADOPT ? "adopt" :
+                           d->wsf_new > d->wsf_old ? "raise" : "lower";
+        snprintf(msg, sizeof(msg), "%s%s vm.watermark_scale_factor %ld -> %ld: %s",
+                 acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new, reason);
+
+        struct log_field fl[12];
+        size_t n = 0;
+        field(fl, &n, "WSF_OLD", 0, (double)d->wsf_old);
+        field(fl, &n, "WSF_NEW", 0, (double)d->wsf_new);
+        field(fl, &n, "WSF_CEILING", 0, (double)d->ceiling);
+        fl[n].name = "REASON";
+        snprintf(fl[n++].value, sizeof(fl[0].value), "%s", wsf_reason_str(d->reason));
+        fl[n].name = "ACTING";
+        snprintf(fl[n++].value, sizeof(fl[0].value), "%d", acting);
+        if (d->node >= 0) {
+                field(fl, &n, "NODE", 0, d->node);
+                fl[n].name = "ZONE";
+                snprintf(fl[n++].value, sizeof(fl[0].value), "%s", d->zone);
+                field(fl, &n, "SECONDS_TO_LOW", 3, d->secs_to_low);
+                field(fl, &n, "SECONDS_TO_MIN", 3, d->secs_to_min);
+                field(fl, &n, "DRAIN_PAGES_PER_SEC", 0, d->drain);
+        }
+        field(fl, &n, "RECLAIM_PAGES_PER_SEC", 0, d->reclaim);
+        field(fl, &n, "STALLS", 0, (double)d->stalls);
+        const char *id = d->reason == WSF_ADOPT ? MSGID_ADOPT :
+                         d->wsf_new > d->wsf_old ? MSGID_RAISE : MSGID_LOWER;
+        int prio = d->reason == WSF_RAISE_STALL || d->reason == WSF_LOWER_GUARD ? LOG_NOTICE : LOG_INFO;
+        if (d->reason == WSF_ADOPT)
+                prio = LOG_NOTICE;
+        log_event(l, prio, id, msg, fl, n);
+}
+
+void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
+                    bool all_nodes, double seconds, int err)
+{
+        char msg[300], secs[32];
+        format_secs(secs, sizeof(secs), c->secs_to_exhaust);
+        snprintf(msg, sizeof(msg),
+                 "%scompact %s%d: order-%u blocks run out in %s (%.0f pages in blocks >= order %u, %.0f%% of free memory fragmented)%s%s",
+                 acting ? "" : "would ", all_nodes ? "all nodes, asked for node" : "node", c->node,
+                 c->order, secs, c->free_at_order, c->order, c->extfrag * 100,
+                 err ? ": failed: " : "", err ? strerror(-err) : "");
+        struct log_field fl[6];
+        size_t n = 0;
+        field(fl, &n, "NODE", 0, c->node);
+        field(fl, &n, "ORDER", 0, c->order);
+        field(fl, &n, "SECONDS_TO_EXHAUST", 3, c->secs_to_exhaust);
+        field(fl, &n, "EXTFRAG_PERCENT", 1, c->extfrag * 100);
+        field(fl, &n, "COMPACT_SECONDS", 3, seconds);
+        log_event(l, err ? LOG_WARNING : LOG_INFO, MSGID_COMPACT, msg, fl, n);
+}
+
+void report_backoff(const struct logger *l, const struct compact_backoff *b)
+{
+        char msg[300];
+        snprintf(msg, sizeof(msg),
+                 "compaction of node%d did not help order %u (%.0f -> %.0f pages in blocks >= order %u); next try in %.0f s",
+                 b->node, b->order, b->before, b->after, b->order, b->retry_in);
+        struct log_field fl[5];
+        size_t n = 0;
+        field(fl, &n, "NODE", 0, b->node);
+        field(fl, &n, "ORDER", 0, b->order);
+        field(fl, &n, "DEFER_SHIFT", 0, b->defer_shift);
+        field(fl, &n, "RETRY_SECONDS", 1, b->retry_in);
+        log_event(l, LOG_NOTICE, MSGID_BACKOFF, msg, fl, n);
+}

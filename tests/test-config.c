@@ -1,0 +1,158 @@
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+
+static char path[] = "/tmp/memoptimizer-conf-XXXXXX";
+
+static int load_text(const char *text, struct config *c, char *err, size_t errsz)
+{
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        config_defaults(c);
+        return config_load(c, path, true, err, errsz);
+}
+
+static void durations(void **state)
+{
+        (void)state;
+        double s;
+        assert_int_equal(parse_duration("200ms", &s), 0);
+        assert_float_equal(s, 0.2, 1e-12);
+        assert_int_equal(parse_duration("1.5s", &s), 0);
+        assert_float_equal(s, 1.5, 1e-12);
+        assert_int_equal(parse_duration("2min", &s), 0);
+        assert_float_equal(s, 120, 1e-12);
+        assert_int_equal(parse_duration("1h", &s), 0);
+        assert_float_equal(s, 3600, 1e-12);
+        static const char *const bad[] = { "1", "", "s", "1 s", "-1s", "1sec", "nan s", "infs", "1e400s" };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+                assert_int_equal(parse_duration(bad[i], &s), -EINVAL);
+}
+
+static void defaults_and_missing_file(void **state)
+{
+        (void)state;
+        struct config c;
+        char err[256];
+        config_defaults(&c);
+        assert_float_equal(c.interval, 1, 0);
+        assert_int_equal(c.window, 8);
+        assert_int_equal(c.max_wsf, 1000);
+        assert_int_equal(c.compaction_max_order, CONFIG_ORDER_AUTO);
+        assert_int_equal(config_load(&c, "/nonexistent/memoptimizer.conf", false, err, sizeof(err)), 0);
+        assert_int_equal(c.window, 8);
+        assert_int_equal(config_load(&c, "/nonexistent/memoptimizer.conf", true, err, sizeof(err)), -ENOENT);
+        assert_non_null(strstr(err, "/nonexistent/memoptimizer.conf"));
+}
+
+static void every_key(void **state)
+{
+        (void)state;
+        struct config c;
+        char err[256] = "";
+        int r = load_text("# comment\n; another\n\ninterval = 250ms\nwindow = 16\nhorizon = 1min\n"
+                          "max_wsf = 500\ncalm_period = 2min\ntrend_min_r2 = 0.8\noom_headroom = 10%\n"
+                          "compaction = off\ncompaction_max_order = 4\ncompaction_lead_time = 5s\n"
+                          "dry_run = yes\nlog_level = debug\n", &c, err, sizeof(err));
+        assert_int_equal(r, 0);
+        assert_float_equal(c.interval, 0.25, 1e-12);
+        assert_int_equal(c.window, 16);
+        assert_float_equal(c.horizon, 60, 1e-12);
+        assert_int_equal(c.max_wsf, 500);
+        assert_float_equal(c.calm_period, 120, 1e-12);
+        assert_float_equal(c.trend_min_r2, 0.8, 1e-12);
+        assert_float_equal(c.oom_headroom, 0.10, 1e-12);
+        assert_false(c.compaction);
+        assert_int_equal(c.compaction_max_order, 4);
+        assert_float_equal(c.compaction_lead_time, 5, 1e-12);
+        assert_true(c.dry_run);
+        assert_int_equal(c.log_level, LOG_DEBUG);
+}
+
+/* Each bad file is refused with FILE:LINE and the config left as it was. */
+static void errors_name_file_and_line(void **state)
+{
+        (void)state;
+        static const struct { const char *text, *line, *words; } cases[] = {
+                { "window = 8\nthis is not a key value line\n", ":2: ", "syntax error" },
+                { "\n\nfrobnicate = 1\n", ":3: ", "unknown key 'frobnicate'" },
+                { "interval = 1\n", ":1: ", "with a unit" },
+                { "interval = 50ms\n", ":1: ", "out-of-range value '50ms' for interval; allowed: 100ms..60s" },
+                { "window = 2\n", ":1: ", "allowed: 3..64" },
+                { "window = eight\n", ":1: ", "invalid value 'eight' for window" },
+                { "max_wsf = 3001\n", ":1: ", "allowed: 1..3000" },
+                { "oom_headroom = 5\n", ":1: ", "0%..50%" },
+                { "compaction = maybe\n", ":1: ", "yes or no" },
+                { "log_level = loud\n", ":1: ", "err, warning, notice, info or debug" },
+                { "trend_min_r2 = 1.5\n", ":1: ", "0..1" },
+                { "[main]\ninterval = 1s\n", ":2: ", "no sections" },
+                { "window = 8\nfoo\nwindow = 99\n", ":2: ", "syntax error" },
+                { "window = 99\nfoo\n", ":1: ", "allowed: 3..64" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+                struct config c;
+                char err[512] = "";
+                assert_int_equal(load_text(cases[i].text, &c, err, sizeof(err)), -EINVAL);
+                char want[128];
+                snprintf(want, sizeof(want), "%s%s", path, cases[i].line);
+                if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, cases[i].words))
+                        fail_msg("case %zu: got '%s', want '%s...%s'", i, err, want, cases[i].words);
+                struct config d;
+                config_defaults(&d);
+                assert_float_equal(c.interval, d.interval, 0);
+                assert_int_equal(c.window, d.window);
+                assert_int_equal(c.max_wsf, d.max_wsf);
+                assert_true(c.compaction == d.compaction && c.dry_run == d.dry_run);
+                assert_int_equal(c.log_level, d.log_level);
+        }
+}
+
+static void key_list(void **state)
+{
+        (void)state;
+        size_t n = 0;
+        for (const char *const *k = config_keys(); *k; k++)
+                n++;
+        assert_int_equal(n, 12);
+}
+
+static int make_tmp(void **state)
+{
+        (void)state;
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        close(fd);
+        return 0;
+}
+
+static int rm_tmp(void **state)
+{
+        (void)state;
+        unlink(path);
+        return 0;
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(durations),
+                cmocka_unit_test(defaults_and_missing_file),
+                cmocka_unit_test(every_key),
+                cmocka_unit_test(errors_name_file_and_line),
+                cmocka_unit_test(key_list),
+        };
+        return cmocka_run_group_tests(tests, make_tmp, rm_tmp);
+}

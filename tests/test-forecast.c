@@ -1,0 +1,131 @@
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "forecast.h"
+#include "synth.h"
+
+static void run(struct window *w, struct forecast *f, double min_r2, const uint64_t *free_pages,
+                size_t n, const uint64_t *high)
+{
+        assert_int_equal(window_init(w, 8), 0);
+        for (size_t i = 0; i < n; i++) {
+                struct synth_zone z = { .managed = 6000000, .wmark_min = 16000,
+                                        .free_pages = free_pages[i], .high_pages = high ? high[i] : 0,
+                                        .order = 9 };
+                struct sample s;
+                synth_sample(&s, (double)i, 10, &z, 1, NULL, 0);
+                assert_true(window_push(w, &s) >= 0);
+        }
+        struct forecast_params p = { .min_r2 = min_r2, .min_points = 3, .max_order = 9 };
+        assert_int_equal(forecast_compute(w, &p, f), 0);
+}
+
+/* low = 16000 + max(4000, 6000000 * 10 / 10000) = 22000 */
+static void steady_fall_crossing_times(void **state)
+{
+        (void)state;
+        uint64_t fp[] = { 300000, 280000, 260000, 240000 };
+        struct window w;
+        struct forecast f = { 0 };
+        run(&w, &f, 0.6, fp, 4, NULL);
+        assert_int_equal(f.nr_zones, 1);
+        assert_int_equal(f.zones[0].wmark_low, 22000);
+        assert_true(f.zones[0].trend);
+        assert_float_equal(f.zones[0].free_fit.slope, -20000, 1e-6);
+        assert_float_equal(f.zones[0].secs_to_low, (240000.0 - 22000) / 20000, 1e-9);
+        assert_float_equal(f.zones[0].secs_to_min, (240000.0 - 16000) / 20000, 1e-9);
+        window_free(&w);
+        forecast_free(&f);
+}
+
+/* Two points always fit a line: they show no trend. */
+static void two_points_are_no_trend(void **state)
+{
+        (void)state;
+        uint64_t fp[] = { 300000, 100000 };
+        struct window w;
+        struct forecast f = { 0 };
+        run(&w, &f, 0.6, fp, 2, NULL);
+        assert_float_equal(f.zones[0].free_fit.r2, 1, 1e-12);
+        assert_false(f.zones[0].trend);
+        assert_true(isinf(f.zones[0].secs_to_low));
+        window_free(&w);
+        forecast_free(&f);
+}
+
+static void rising_never_crosses(void **state)
+{
+        (void)state;
+        uint64_t fp[] = { 100000, 120000, 140000 };
+        struct window w;
+        struct forecast f = { 0 };
+        run(&w, &f, 0.6, fp, 3, NULL);
+        assert_true(isinf(f.zones[0].secs_to_low));
+        window_free(&w);
+        forecast_free(&f);
+}
+
+static void below_low_is_now(void **state)
+{
+        (void)state;
+        uint64_t fp[] = { 21000, 21000, 20000 };
+        struct window w;
+        struct forecast f = { 0 };
+        run(&w, &f, 0.6, fp, 3, NULL);
+        assert_float_equal(f.zones[0].secs_to_low, 0, 0);
+        window_free(&w);
+        forecast_free(&f);
+}
+
+/* A zig-zag has a falling slope but a poor fit: no trend, no crossing. */
+static void noise_fails_the_gate(void **state)
+{
+        (void)state;
+        uint64_t fp[] = { 300000, 200000, 310000, 190000, 305000, 195000, 290000, 200000 };
+        struct window w;
+        struct forecast f = { 0 };
+        run(&w, &f, 0.6, fp, 8, NULL);
+        assert_true(f.zones[0].free_fit.slope < 0);
+        assert_false(f.zones[0].trend);
+        assert_true(isinf(f.zones[0].secs_to_low));
+        window_free(&w);
+        forecast_free(&f);
+}
+
+/* Blocks of order 9 shrink by 20480 pages a second from 153600: they run
+ * out (below one block, 512 pages) in (102400 - 512) / 20480 s. */
+static void high_order_exhaustion(void **state)
+{
+        (void)state;
+        uint64_t fp[] = { 2000000, 2000000, 2000000 };
+        uint64_t hi[] = { 143360, 122880, 102400 };
+        struct window w;
+        struct forecast f = { 0 };
+        run(&w, &f, 0.6, fp, 3, hi);
+        assert_int_equal(f.nr_nodes, 1);
+        assert_int_equal(f.max_order, 9);
+        assert_float_equal(f.nodes[0].free_at_order[9], 102400, 0);
+        assert_float_equal(f.nodes[0].secs_to_exhaust[9], (102400.0 - 512) / 20480, 1e-9);
+        assert_float_equal(f.nodes[0].extfrag[9], (2000000.0 - 102400) / 2000000, 1e-12);
+        assert_true(isinf(f.nodes[0].secs_to_exhaust[0]));   /* total free is flat */
+        window_free(&w);
+        forecast_free(&f);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(steady_fall_crossing_times),
+                cmocka_unit_test(two_points_are_no_trend),
+                cmocka_unit_test(rising_never_crosses),
+                cmocka_unit_test(below_low_is_now),
+                cmocka_unit_test(noise_fails_the_gate),
+                cmocka_unit_test(high_order_exhaustion),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
