@@ -208,7 +208,7 @@ void zoneinfo_free(struct zoneinfo *z)
 uint64_t zone_free_at_order(const struct zone *z, unsigned nr_orders, unsigned k)
 {
         uint64_t sum = 0;
-        for (unsigned o = k; o < nr_orders; o++)
+        for (unsigned o = k; o < nr_orders && o < ORDER_CAP; o++)
                 sum += z->nr_free[o] << o;
         return sum;
 }
