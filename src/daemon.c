@@ -285,6 +285,8 @@ static void report_kernel(struct daemon *d, long boot_wsf)
 
 static void restore(struct daemon *d)
 {
+        if (d->cfg.dry_run)
+                return;         /* wrote nothing, restores nothing */
         if (d->policy.kernel_seen == d->policy.baseline) {
                 actuate_state_remove(d->opt->state_dir);
                 return;
@@ -307,6 +309,32 @@ static void restore(struct daemon *d)
                 actuate_state_remove(d->opt->state_dir);
 }
 
+/* A previous instance that died without restoring left its baseline in the
+ * state file: while its value is still in force, that baseline is ours. */
+static long baseline_from_state(struct daemon *d, long now)
+{
+        long baseline, written;
+        int r = actuate_state_load(d->opt->state_dir, &baseline, &written);
+        if (r == -ENOENT)
+                return now;
+        if (r < 0) {
+                log_msg(d->log, LOG_WARNING, "ignoring unreadable state file in %s: %s",
+                        d->opt->state_dir, strerror(-r));
+        } else if (written == now) {
+                log_msg(d->log, LOG_NOTICE,
+                        "a previous instance left vm.watermark_scale_factor at %ld; its baseline %ld will be restored",
+                        now, baseline);
+                return baseline;
+        } else {
+                log_msg(d->log, LOG_NOTICE,
+                        "state file says %ld was written, but %ld is in force: somebody else set it; that is the baseline",
+                        written, now);
+        }
+        if (!d->cfg.dry_run)
+                actuate_state_remove(d->opt->state_dir);
+        return now;
+}
+
 static int start(struct daemon *d, sd_event *e)
 {
         long boot;
@@ -320,8 +348,9 @@ static int start(struct daemon *d, sd_event *e)
                 log_msg(d->log, LOG_ERR, "cannot set up sampling: %s", strerror(-r));
                 return r;
         }
-        policy_init(&d->policy, boot);
-        report_kernel(d, boot);
+        policy_init(&d->policy, baseline_from_state(d, boot));
+        d->policy.current = d->policy.kernel_seen = boot;
+        report_kernel(d, d->policy.baseline);
         if (!d->cfg.dry_run && (r = actuate_probe(d->opt->root, boot)) < 0) {
                 if (!actuate_denied(r)) {
                         log_msg(d->log, LOG_ERR, "cannot write %s: %s", WSF_PATH, strerror(-r));

@@ -273,6 +273,10 @@ void policy_decide(struct policy_state *st, const struct policy_config *cfg,
                    const struct forecast *f, struct decision *d)
 {
         *d = (struct decision){ .wsf_old = st->current, .wsf_new = st->current, .node = -1 };
+        /* A value inherited above the baseline (from a previous instance) is
+         * held for a calm period, as if just set: we do not know its history. */
+        if (st->last_change == -INFINITY && st->current != st->baseline)
+                st->last_change = f->time;
         if (f->wsf != st->kernel_seen) {
                 /* Somebody else wrote the sysctl: theirs is the new baseline. */
                 d->reason = WSF_ADOPT;

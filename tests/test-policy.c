@@ -101,6 +101,7 @@ static void rising_free_decays(void **state)
         struct sim s;
         sim_init(&s, 10);
         s.st.current = s.st.kernel_seen = s.kernel_wsf = 500;
+        s.st.last_change = -1000;       /* set long ago */
         struct decision d;
         long seen[4];
         int n = 0;
@@ -129,6 +130,7 @@ static void decay_reaches_baseline(void **state)
         sim_init(&s, 10);
         s.cfg.calm_period = 1;
         s.st.current = s.st.kernel_seen = s.kernel_wsf = 14;
+        s.st.last_change = -1000;
         struct decision d;
         for (int t = 0; t <= 10; t++) {
                 struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = 1000000 };
@@ -334,6 +336,26 @@ static void guard_holds_and_lowers(void **state)
         sim_free(&s);
 }
 
+/* A value inherited above the baseline is held a calm period from the first
+ * decision before it decays. */
+static void inherited_value_held(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        s.st.current = s.st.kernel_seen = s.kernel_wsf = 200;
+        struct decision d;
+        int lowered_at = -1;
+        for (int t = 0; t <= 40 && lowered_at < 0; t++) {
+                struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = 1000000 };
+                if (sim_step(&s, t, &z, 1, NULL, PLENTY, &d) && d.reason != WSF_KEEP)
+                        lowered_at = t;
+        }
+        assert_int_equal(d.reason, WSF_LOWER_CALM);
+        assert_int_equal(lowered_at, 31);       /* first decision at t = 1, + 30 s */
+        sim_free(&s);
+}
+
 /* Stalls in the last interval raise by half at least, even without a
  * forecast crossing; direct reclaim raises enough to cover it. */
 static void stalls_push_up(void **state)
@@ -430,6 +452,7 @@ int main(void)
                 cmocka_unit_test(external_change_adopted),
                 cmocka_unit_test(guard_arithmetic),
                 cmocka_unit_test(guard_holds_and_lowers),
+                cmocka_unit_test(inherited_value_held),
                 cmocka_unit_test(stalls_push_up),
                 cmocka_unit_test(dry_run_decides_without_writing),
                 cmocka_unit_test(kernel_limit_probed),
