@@ -1,0 +1,57 @@
+#!/bin/bash
+# The daemon in --dry-run on the real kernel: it samples, forecasts, logs
+# that it started, stays quiet when nothing changes, leaves the sysctl
+# alone, and exits 0 on SIGTERM. Needs no root.
+set -euo pipefail
+bin=$1
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+        [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+        rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+before=$(cat /proc/sys/vm/watermark_scale_factor)
+printf 'interval = 100ms\nwindow = 4\nlog_level = debug\n' > "$tmp/conf"
+RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
+pid=$!
+sleep 2
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+pid=
+cat "$tmp/log"
+
+[ "$status" -eq 0 ] || { echo "FAIL: exit status $status after SIGTERM"; exit 1; }
+grep -q 'info: started: vm.watermark_scale_factor' "$tmp/log" || { echo "FAIL: no start line"; exit 1; }
+grep -q 'dry run' "$tmp/log" || { echo "FAIL: start line does not say dry run"; exit 1; }
+grep -q 'received Terminated, stopping' "$tmp/log" || { echo "FAIL: no stop line"; exit 1; }
+grep -q 'skipping a sample' "$tmp/log" && { echo "FAIL: sampling failed"; exit 1; }
+after=$(cat /proc/sys/vm/watermark_scale_factor)
+[ "$before" = "$after" ] || { echo "FAIL: dry run changed the sysctl $before -> $after"; exit 1; }
+[ ! -e "$tmp/run/state" ] || { echo "FAIL: dry run left a state file"; exit 1; }
+
+# Bad configuration: refused with FILE:LINE and exit status 1, nothing run.
+printf 'interval = 1s\nwindow = 100\n' > "$tmp/bad"
+status=0
+"$bin" --config "$tmp/bad" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] || { echo "FAIL: bad config exit status $status"; exit 1; }
+grep -q "$tmp/bad:2: out-of-range value '100' for window; allowed: 3..64" "$tmp/err" ||
+        { echo "FAIL: bad config message:"; cat "$tmp/err"; exit 1; }
+status=0
+"$bin" --check-config --config "$tmp/bad" 2>/dev/null || status=$?
+[ "$status" -eq 1 ] || { echo "FAIL: --check-config of a bad file exit $status"; exit 1; }
+"$bin" --check-config --config "$tmp/conf" | grep -q valid
+status=0
+"$bin" --interval 5 2>/dev/null || status=$?
+[ "$status" -eq 1 ] || { echo "FAIL: --interval without unit exit $status"; exit 1; }
+status=0
+"$bin" --config /nonexistent 2>/dev/null || status=$?
+[ "$status" -eq 1 ] || { echo "FAIL: missing explicit config exit $status"; exit 1; }
+
+# status works without root and shows every zone
+"$bin" status > "$tmp/status"
+grep -q '^vm.watermark_scale_factor: ' "$tmp/status"
+grep -q 'watermarks: min [0-9]*, low [0-9]*, high [0-9]*' "$tmp/status"
+echo "PASS"
