@@ -123,8 +123,10 @@ static int parse_percent(const char *s, double *out)
         memcpy(buf, s, n - 1);
         buf[n - 1] = '\0';
         int r = parse_number(buf, out);
+        if (r < 0)
+                return r;
         *out /= 100.0;
-        return r;
+        return 0;
 }
 
 static int parse_level(const char *s, int *out)

@@ -6,12 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct zone_ref { size_t zone; };
 struct node_order_ref { int node; unsigned order; };
 
 static double series_zone_free(const struct sample *s, const void *arg)
 {
-        return (double)s->zones[((const struct zone_ref *)arg)->zone].free_pages;
+        return (double)s->zones[*(const size_t *)arg].free_pages;
 }
 
 static double series_node_order(const struct sample *s, const void *arg)
@@ -46,14 +45,13 @@ static void zone_forecast(const struct window *w, size_t i, const struct forecas
                           struct zone_forecast *zf)
 {
         const struct zone *z = &window_newest(w)->zones[i];
-        struct zone_ref ref = { i };
         *zf = (struct zone_forecast){
                 .node = z->node, .managed_pages = z->managed_pages,
                 .wmark_min = z->wmark_min, .wmark_low = z->wmark_low,
                 .wmark_high = z->wmark_high, .free_pages = (double)z->free_pages,
         };
         memcpy(zf->name, z->name, sizeof(zf->name));
-        zf->trend = window_fit(w, series_zone_free, &ref, &zf->free_fit) == 0 &&
+        zf->trend = window_fit(w, series_zone_free, &i, &zf->free_fit) == 0 &&
                     trusted(&zf->free_fit, p);
         zf->secs_to_low = secs_until(&zf->free_fit, zf->trend, zf->free_pages, (double)z->wmark_low);
         zf->secs_to_min = secs_until(&zf->free_fit, zf->trend, zf->free_pages, (double)z->wmark_min);

@@ -1,5 +1,6 @@
 #include "log.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,16 @@
 static bool stderr_is_journal(void)
 {
         const char *e = getenv("JOURNAL_STREAM");
-        unsigned long long dev, ino;
         struct stat st;
-        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+        if (!e || fstat(STDERR_FILENO, &st) < 0)
+                return false;
+        char *end;
+        errno = 0;
+        unsigned long long dev = strtoull(e, &end, 10);
+        if (errno || *end != ':')
+                return false;
+        unsigned long long ino = strtoull(end + 1, &end, 10);
+        if (errno || *end)
                 return false;
         return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
@@ -49,6 +57,7 @@ void log_msg(const struct logger *l, int prio, const char *fmt, ...)
         char buf[1024];
         va_list ap;
         va_start(ap, fmt);
+        /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive of clang 14 */
         vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
         if (l->journal)

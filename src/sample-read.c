@@ -103,6 +103,7 @@ int read_long_at(const char *root, const char *path, long *out)
                 return -errno;
         if (!fgets(buf, sizeof(buf), f))
                 return ferror(f) ? -EIO : -ENODATA;
+        /* cppcheck-suppress resourceLeak ; f is closed by _cleanup_fclose_ */
         return parse_long(buf, -0x7fffffffL, 0x7fffffffL, out);
 }
 

@@ -12,10 +12,23 @@
 /* Parse "Node N, zone NAME" at the start of a line; returns chars consumed. */
 static int parse_zone_head(const char *line, int *node, char name[ZONE_NAME_MAX])
 {
-        int consumed = 0;
-        if (sscanf(line, "Node %d, zone %15s%n", node, name, &consumed) != 2 || *node < 0)
+        if (strncmp(line, "Node ", 5) != 0 || line[5] < '0' || line[5] > '9')
                 return -EBADMSG;
-        return consumed;
+        char *end;
+        errno = 0;
+        long n = strtol(line + 5, &end, 10);
+        if (errno || n > 1 << 20 || strncmp(end, ", zone", 6) != 0)
+                return -EBADMSG;
+        const char *p = end + 6;
+        while (*p == ' ')
+                p++;
+        size_t len = strcspn(p, " \t\n");
+        if (len == 0 || len >= ZONE_NAME_MAX)
+                return -EBADMSG;
+        memcpy(name, p, len);
+        name[len] = '\0';
+        *node = (int)n;
+        return (int)(p + len - line);
 }
 
 static int buddy_line(const char *line, const char *eol, struct buddy_zone *z, unsigned *nr)

@@ -54,7 +54,7 @@ int status_print(FILE *out, const char *root, const char *state_dir, const struc
                 print_zone(out, &s.zones[i], s.nr_orders, max_order);
         fprintf(out, "MemAvailable: %llu pages; file LRU %llu pages; stalls since boot: allocstall %llu, compact_stall %llu\n",
                 (unsigned long long)s.mem.mem_available,
-                (unsigned long long)(s.mem.active_file + s.mem.inactive_file),
+                (unsigned long long)s.mem.active_file + (unsigned long long)s.mem.inactive_file,
                 (unsigned long long)s.vm.allocstall, (unsigned long long)s.vm.compact_stall);
         sample_free(&s);
         return 0;

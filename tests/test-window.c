@@ -120,7 +120,7 @@ static void counter_reset_is_not_negative(void **state)
         (void)state;
         struct window w;
         assert_int_equal(window_init(&w, 8), 0);
-        uint64_t steal[] = { 1000, 2000, 3000, 10, 1010, 2010 };   /* reset after 3000 */
+        const uint64_t steal[] = { 1000, 2000, 3000, 10, 1010, 2010 };   /* reset after 3000 */
         for (int i = 0; i < 6; i++) {
                 struct synth_zone z = { .managed = 1000000, .wmark_min = 1000, .free_pages = 5000 };
                 struct vmstat vm = { .pgsteal_kswapd = steal[i] };
