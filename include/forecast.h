@@ -29,6 +29,7 @@ struct zone_forecast {
         struct fit free_fit;    /* free pages over time */
         bool trend;             /* free_fit passes the R² gate */
         double secs_to_low, secs_to_min;
+        double secs_to_exhaust[ORDER_CAP];      /* blocks of order >= k, k <= max_order */
 };
 
 struct node_forecast {

@@ -7,6 +7,13 @@
 #include <string.h>
 
 struct node_order_ref { int node; unsigned order; };
+struct zone_order_ref { size_t zone; unsigned order; };
+
+static double series_zone_order(const struct sample *s, const void *arg)
+{
+        const struct zone_order_ref *r = arg;
+        return (double)zone_free_at_order(&s->zones[r->zone], s->nr_orders, r->order);
+}
 
 static double series_zone_free(const struct sample *s, const void *arg)
 {
@@ -42,7 +49,7 @@ static double secs_until(const struct fit *f, bool trend, double now, double lev
 }
 
 static void zone_forecast(const struct window *w, size_t i, const struct forecast_params *p,
-                          struct zone_forecast *zf)
+                          unsigned max_order, struct zone_forecast *zf)
 {
         const struct zone *z = &window_newest(w)->zones[i];
         *zf = (struct zone_forecast){
@@ -55,6 +62,13 @@ static void zone_forecast(const struct window *w, size_t i, const struct forecas
                     trusted(&zf->free_fit, p);
         zf->secs_to_low = secs_until(&zf->free_fit, zf->trend, zf->free_pages, (double)z->wmark_low);
         zf->secs_to_min = secs_until(&zf->free_fit, zf->trend, zf->free_pages, (double)z->wmark_min);
+        for (unsigned k = 0; k <= max_order; k++) {
+                struct zone_order_ref ref = { i, k };
+                struct fit f;
+                bool trend = window_fit(w, series_zone_order, &ref, &f) == 0 && trusted(&f, p);
+                zf->secs_to_exhaust[k] = secs_until(&f, trend, series_zone_order(window_newest(w), &ref),
+                                                    (double)(1ull << k));
+        }
 }
 
 static void node_forecast(const struct window *w, const struct forecast_params *p,
@@ -148,7 +162,7 @@ int forecast_compute(const struct window *w, const struct forecast_params *p, st
         f->max_order = p->max_order < s->nr_orders ? p->max_order : s->nr_orders - 1;
         f->managed_pages = 0;
         for (size_t i = 0; i < s->nr_zones; i++) {
-                zone_forecast(w, i, p, &f->zones[i]);
+                zone_forecast(w, i, p, f->max_order, &f->zones[i]);
                 f->managed_pages += s->zones[i].managed_pages;
         }
         node_list(s, f);

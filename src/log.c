@@ -34,10 +34,15 @@ static bool stderr_is_journal(void)
         return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
+/* sd_journal_send() drops messages silently (returns 0) when journald's
+ * socket does not exist, so only use it when the socket is there. */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+
 void log_init(struct logger *l, int level)
 {
+        struct stat st;
         l->level = level;
-        l->journal = stderr_is_journal();
+        l->journal = stderr_is_journal() && stat(JOURNAL_SOCKET, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 static void plain(int prio, const char *msg)
@@ -60,10 +65,9 @@ void log_msg(const struct logger *l, int prio, const char *fmt, ...)
         /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive of clang 14 */
         vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
-        if (l->journal)
-                sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%d", prio,
-                                "SYSLOG_IDENTIFIER=memoptimizer", NULL);
-        else
+        /* If journald cannot take it, stderr still can: never lose a line. */
+        if (!l->journal || sd_journal_send("MESSAGE=%s", buf, "PRIORITY=%d", prio,
+                                           "SYSLOG_IDENTIFIER=memoptimizer", NULL) < 0)
                 plain(prio, buf);
 }
 
@@ -87,5 +91,6 @@ void log_event(const struct logger *l, int prio, const char *message_id, const c
                 snprintf(text[n++], sizeof(text[0]), "%s=%s", fields[i].name, fields[i].value);
         for (size_t i = 0; i < n; i++)
                 iov[i] = (struct iovec){ .iov_base = text[i], .iov_len = strlen(text[i]) };
-        sd_journal_sendv(iov, (int)n);
+        if (sd_journal_sendv(iov, (int)n) < 0)
+                plain(prio, message);
 }

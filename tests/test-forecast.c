@@ -113,6 +113,8 @@ static void high_order_exhaustion(void **state)
         assert_float_equal(f.nodes[0].secs_to_exhaust[9], (102400.0 - 512) / 20480, 1e-9);
         assert_float_equal(f.nodes[0].extfrag[9], (2000000.0 - 102400) / 2000000, 1e-12);
         assert_true(isinf(f.nodes[0].secs_to_exhaust[0]));   /* total free is flat */
+        /* one zone on the node: the zone's forecast is the node's */
+        assert_float_equal(f.zones[0].secs_to_exhaust[9], f.nodes[0].secs_to_exhaust[9], 1e-12);
         window_free(&w);
         forecast_free(&f);
 }
