@@ -41,3 +41,12 @@ int actuate_state_save(const char *dir, long baseline, long written);
 /* -ENOENT when there is none. */
 int actuate_state_load(const char *dir, long *baseline, long *written);
 int actuate_state_remove(const char *dir);
+
+/* `memoptimizer restore`: if a state file is there and its recorded value is
+ * still in force, write its baseline back; then remove the file. *baseline
+ * and *restored say what happened. -ENOENT: no state file (nothing to do). */
+int actuate_restore_from_state(const char *root, const char *dir, long *baseline, bool *restored);
+
+/* Take the single-instance lock in dir (created 0755 if missing). Returns an
+ * fd to keep open, -EWOULDBLOCK when another instance holds it. */
+int actuate_lock(const char *dir);

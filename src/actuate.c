@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -129,4 +130,40 @@ int actuate_state_remove(const char *dir)
         if (snprintf(path, sizeof(path), "%s/" STATE_FILE, dir) >= (int)sizeof(path))
                 return -ENAMETOOLONG;
         return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+int actuate_restore_from_state(const char *root, const char *dir, long *baseline, bool *restored)
+{
+        long written;
+        *restored = false;
+        int r = actuate_state_load(dir, baseline, &written);
+        if (r == -ENOENT)
+                return r;
+        if (r == 0)
+                r = actuate_restore(root, *baseline, written, restored);
+        /* A corrupt file cannot be acted on; a stale one is done with. */
+        if (r == 0 || r == -EBADMSG) {
+                int e = actuate_state_remove(dir);
+                if (r == 0)
+                        r = e;
+        }
+        return r;
+}
+
+int actuate_lock(const char *dir)
+{
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof(path), "%s/lock", dir) >= (int)sizeof(path))
+                return -ENAMETOOLONG;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0)
+                return -errno;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
+        return fd;
 }

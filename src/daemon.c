@@ -8,6 +8,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
@@ -32,6 +33,8 @@ struct daemon {
         bool monitor_only;      /* the kernel refused our write: never write again */
         bool ready;
         bool state_warned;
+        bool baseline_known;    /* restore() may act */
+        int lock_fd;
         unsigned read_failures;
         sd_event_source *timer;
 };
@@ -348,8 +351,19 @@ static int start(struct daemon *d, sd_event *e)
                 log_msg(d->log, LOG_ERR, "cannot set up sampling: %s", strerror(-r));
                 return r;
         }
+        if (!d->cfg.dry_run) {
+                d->lock_fd = actuate_lock(d->opt->state_dir);
+                if (d->lock_fd == -EWOULDBLOCK) {
+                        log_msg(d->log, LOG_ERR, "another memoptimizer is running (lock %s/lock is held); not starting a second",
+                                d->opt->state_dir);
+                        return -EBUSY;
+                }
+                if (d->lock_fd < 0)     /* not root: monitor-only follows */
+                        log_msg(d->log, LOG_DEBUG, "no instance lock in %s: %s", d->opt->state_dir, strerror(-d->lock_fd));
+        }
         policy_init(&d->policy, baseline_from_state(d, boot));
         d->policy.current = d->policy.kernel_seen = boot;
+        d->baseline_known = true;
         report_kernel(d, d->policy.baseline);
         if (!d->cfg.dry_run && (r = actuate_probe(d->opt->root, boot)) < 0) {
                 if (!actuate_denied(r)) {
@@ -378,7 +392,7 @@ static int start(struct daemon *d, sd_event *e)
 
 int daemon_run(const struct daemon_options *opt, const struct config *cfg, struct logger *log)
 {
-        struct daemon d = { .opt = opt, .cfg = *cfg, .log = log };
+        struct daemon d = { .opt = opt, .cfg = *cfg, .log = log, .lock_fd = -1 };
         sd_event *e = NULL;
         int r = sd_event_new(&e);
         if (r >= 0)
@@ -389,7 +403,7 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
                         log_msg(log, LOG_ERR, "event loop failed: %s", strerror(-r));
         }
         sd_notify(false, "STOPPING=1");
-        if (d.reader)
+        if (d.baseline_known)
                 restore(&d);
         sd_event_source_unref(d.timer);
         sd_event_unref(e);
@@ -397,5 +411,7 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
         window_free(&d.window);
         sample_free(&d.sample);
         sample_reader_free(d.reader);
-        return r < 0 ? 2 : 0;
+        if (d.lock_fd >= 0)
+                close(d.lock_fd);
+        return r == -EBUSY ? 1 : r < 0 ? 2 : 0;
 }

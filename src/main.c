@@ -19,6 +19,7 @@ static void usage(FILE *out)
         fprintf(out,
                 "Usage: memoptimizer [OPTIONS]            run in the foreground\n"
                 "       memoptimizer status [-c FILE]     show the memory state and the baseline\n"
+                "       memoptimizer restore              put back the baseline a stopped daemon left\n"
                 "       memoptimizer --check-config [-c FILE]\n"
                 "\n"
                 "Forecasts free-memory exhaustion and fragmentation a few seconds ahead and\n"
@@ -41,7 +42,7 @@ static void usage(FILE *out)
 
 struct cli {
         struct daemon_options opt;
-        bool check_config, status;
+        bool check_config, status, restore;
 };
 
 /* Returns -1 to go on, else an exit status. */
@@ -95,12 +96,40 @@ static int parse_args(int argc, char **argv, struct cli *c)
         if (optind < argc && strcmp(argv[optind], "status") == 0) {
                 c->status = true;
                 optind++;
+        } else if (optind < argc && strcmp(argv[optind], "restore") == 0) {
+                c->restore = true;
+                optind++;
         }
         if (optind < argc) {
                 fprintf(stderr, "memoptimizer: unexpected argument '%s'\nTry 'memoptimizer --help'.\n", argv[optind]);
                 return 1;
         }
         return -1;
+}
+
+/* For ExecStopPost=: whatever way the daemon ended, leave the machine as
+ * the daemon found it. */
+static int restore(const struct daemon_options *opt)
+{
+        long baseline = 0;
+        bool done = false;
+        int r = actuate_restore_from_state(opt->root, opt->state_dir, &baseline, &done);
+        if (r == -ENOENT)
+                return 0;       /* nothing was left changed */
+        if (r == -EBADMSG) {
+                fprintf(stderr, "memoptimizer: the state file in %s is corrupt and was removed; vm.watermark_scale_factor left as it is\n",
+                        opt->state_dir);
+                return 1;
+        }
+        if (r < 0) {
+                fprintf(stderr, "memoptimizer: cannot restore vm.watermark_scale_factor %ld: %s\n", baseline, strerror(-r));
+                return 1;
+        }
+        if (done)
+                fprintf(stderr, "memoptimizer: restored vm.watermark_scale_factor %ld\n", baseline);
+        else
+                fprintf(stderr, "memoptimizer: vm.watermark_scale_factor was changed by someone else; left as it is\n");
+        return 0;
 }
 
 int main(int argc, char **argv)
@@ -113,6 +142,9 @@ int main(int argc, char **argv)
         int r = parse_args(argc, argv, &c);
         if (r >= 0)
                 return r;
+
+        if (c.restore)
+                return restore(&c.opt);
 
         struct config cfg;
         char err[512];
