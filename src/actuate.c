@@ -134,7 +134,7 @@ int actuate_state_remove(const char *dir)
 
 int actuate_restore_from_state(const char *root, const char *dir, long *baseline, bool *restored)
 {
-        long written;
+        long written = 0;
         *restored = false;
         int r = actuate_state_load(dir, baseline, &written);
         if (r == -ENOENT)
