@@ -50,6 +50,19 @@ status=0
 "$bin" --config /nonexistent 2>/dev/null || status=$?
 [ "$status" -eq 1 ] || { echo "FAIL: missing explicit config exit $status"; exit 1; }
 
+# A second acting instance refuses while the first holds the lock. max_wsf
+# below the baseline keeps the first from ever raising.
+printf 'interval = 100ms\nmax_wsf = 1\n' > "$tmp/first"
+RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/first" 2> "$tmp/first.log" &
+pid=$!
+sleep 0.5
+status=0
+RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/first" 2> "$tmp/second.log" || status=$?
+kill -TERM "$pid"; wait "$pid" || true; pid=
+[ "$status" -eq 1 ] || { echo "FAIL: a second instance exited $status, not 1"; cat "$tmp/second.log"; exit 1; }
+grep -q 'another memoptimizer is running' "$tmp/second.log" || { echo "FAIL: no clear refusal"; cat "$tmp/second.log"; exit 1; }
+[ "$(cat /proc/sys/vm/watermark_scale_factor)" = "$before" ] || { echo "FAIL: the sysctl changed"; exit 1; }
+
 # status works without root and shows every zone
 "$bin" status > "$tmp/status"
 grep -q '^vm.watermark_scale_factor: ' "$tmp/status"

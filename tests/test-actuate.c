@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -129,6 +130,51 @@ static void state_file_round_trip(void **state)
         assert_int_equal(actuate_state_load(dir, &b, &w), -ENOENT);
 }
 
+/* memoptimizer restore: the recorded baseline comes back while the recorded
+ * value is in force; a foreign value stays; a corrupt file is removed. */
+static void restore_from_state(void **state)
+{
+        struct tree *t = *state;
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        long b = -1;
+        bool done = true;
+        assert_int_equal(actuate_restore_from_state(t->root, dir, &b, &done), -ENOENT);
+
+        assert_int_equal(actuate_write_wsf(t->root, 240), 0);
+        assert_int_equal(actuate_state_save(dir, 10, 240), 0);
+        assert_int_equal(actuate_restore_from_state(t->root, dir, &b, &done), 0);
+        assert_true(done);
+        assert_int_equal(b, 10);
+        assert_int_equal(wsf(t->root), 10);
+        assert_int_equal(actuate_state_load(dir, &b, &b), -ENOENT);     /* removed */
+
+        assert_int_equal(actuate_write_wsf(t->root, 77), 0);            /* an administrator */
+        assert_int_equal(actuate_state_save(dir, 10, 240), 0);
+        assert_int_equal(actuate_restore_from_state(t->root, dir, &b, &done), 0);
+        assert_false(done);
+        assert_int_equal(wsf(t->root), 77);
+
+        sh("mkdir -p $T/state/memoptimizer && echo 'baseline=x' > $T/state/memoptimizer/state", t->root);
+        assert_int_equal(actuate_restore_from_state(t->root, dir, &b, &done), -EBADMSG);
+        assert_int_equal(wsf(t->root), 77);
+        assert_int_equal(actuate_state_load(dir, &b, &b), -ENOENT);
+}
+
+static void single_instance_lock(void **state)
+{
+        struct tree *t = *state;
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        int a = actuate_lock(dir);
+        assert_true(a >= 0);
+        assert_int_equal(actuate_lock(dir), -EWOULDBLOCK);
+        close(a);
+        a = actuate_lock(dir);          /* released with the descriptor */
+        assert_true(a >= 0);
+        close(a);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -137,6 +183,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(missing_sysctl_is_an_error, setup, teardown),
                 cmocka_unit_test_setup_teardown(compact_per_node_then_all, setup, teardown),
                 cmocka_unit_test_setup_teardown(state_file_round_trip, setup, teardown),
+                cmocka_unit_test_setup_teardown(restore_from_state, setup, teardown),
+                cmocka_unit_test_setup_teardown(single_instance_lock, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
