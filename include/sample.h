@@ -70,7 +70,8 @@ struct zone {
         int node;
         char name[ZONE_NAME_MAX];
         uint64_t nr_free[ORDER_CAP];
-        uint64_t free_pages;            /* sum of nr_free[k] << k */
+        uint64_t free_at[ORDER_CAP];    /* pages in blocks of order >= k */
+        uint64_t free_pages;            /* free_at[0] */
         uint64_t wmark_min, wmark_low, wmark_high;
         uint64_t managed_pages;
 };
@@ -100,6 +101,10 @@ int sample_copy(struct sample *dst, const struct sample *src);
 
 /* Zone layouts are equal when the same (node, name) appear in the same order. */
 bool sample_same_layout(const struct sample *a, const struct sample *b);
+
+/* Fill free_at[] and free_pages from nr_free[] (done once per sample: the
+ * forecast reads these sums for every order of every sample in the window). */
+void zone_sum_orders(struct zone *z, unsigned nr_orders);
 
 /* Free pages held in blocks of order >= k. */
 uint64_t zone_free_at_order(const struct zone *z, unsigned nr_orders, unsigned k);

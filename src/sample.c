@@ -218,12 +218,20 @@ void zoneinfo_free(struct zoneinfo *z)
 
 /* ---- assembly -------------------------------------------------------- */
 
-uint64_t zone_free_at_order(const struct zone *z, unsigned nr_orders, unsigned k)
+void zone_sum_orders(struct zone *z, unsigned nr_orders)
 {
         uint64_t sum = 0;
-        for (unsigned o = k; o < nr_orders && o < ORDER_CAP; o++)
+        memset(z->free_at, 0, sizeof(z->free_at));
+        for (unsigned o = nr_orders < ORDER_CAP ? nr_orders : ORDER_CAP; o-- > 0; ) {
                 sum += z->nr_free[o] << o;
-        return sum;
+                z->free_at[o] = sum;
+        }
+        z->free_pages = z->free_at[0];
+}
+
+uint64_t zone_free_at_order(const struct zone *z, unsigned nr_orders, unsigned k)
+{
+        return k < nr_orders && k < ORDER_CAP ? z->free_at[k] : 0;
 }
 
 static const struct zoneinfo_zone *zi_find(const struct zoneinfo *zi, int node, const char *name)
@@ -253,7 +261,7 @@ int sample_assemble(struct sample *s, const struct buddyinfo *b, const struct zo
                 out->wmark_low = z->wmark_low;
                 out->wmark_high = z->wmark_high;
                 out->managed_pages = z->managed_pages;
-                out->free_pages = zone_free_at_order(out, b->nr_orders, 0);
+                zone_sum_orders(out, b->nr_orders);
         }
         if (n == 0) {
                 free(zones);

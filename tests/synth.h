@@ -31,7 +31,7 @@ static inline void synth_fill(struct zone *z, const struct synth_zone *sz, long 
         z->wmark_high = sz->wmark_min + 2 * gap;
         z->nr_free[sz->order] = sz->high_pages >> sz->order;
         z->nr_free[0] = sz->free_pages - (z->nr_free[sz->order] << sz->order);
-        z->free_pages = sz->free_pages;
+        zone_sum_orders(z, 11);
 }
 
 /* Build a sample at time t from n zones; counters and meminfo from vm/mem. */
