@@ -1,6 +1,7 @@
 /* overhead: the cost of one daemon cycle (sample, window, forecast, decide)
  * on this machine's real /proc, and the memory it needs.
- *   usage: overhead [CYCLES]
+ *   usage: overhead [CYCLES [GAP_MS]]
+ * GAP_MS sleeps between cycles, as the daemon does, so caches go cold.
  * Prints CPU microseconds per cycle (user+system, from getrusage) and the
  * peak resident set. Under `valgrind --tool=callgrind` the instruction
  * count of the run is the stable figure. Writes nothing to the kernel. */
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "forecast.h"
 #include "policy.h"
@@ -26,8 +28,9 @@ static double cpu_seconds(void)
 int main(int argc, char **argv)
 {
         long cycles = argc > 1 ? strtol(argv[1], NULL, 10) : 10000;
-        if (cycles < 1) {
-                fprintf(stderr, "usage: overhead [CYCLES]\n");
+        long gap_ms = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
+        if (cycles < 1 || gap_ms < 0) {
+                fprintf(stderr, "usage: overhead [CYCLES [GAP_MS]]\n");
                 return 1;
         }
         struct sample_reader *r;
@@ -47,7 +50,10 @@ int main(int argc, char **argv)
         policy_init(&st, 10);
         long decisions = 0;
         double t0 = cpu_seconds();
+        struct timespec gap = { gap_ms / 1000, (gap_ms % 1000) * 1000000L };
         for (long i = 0; i < cycles; i++) {
+                if (gap_ms)
+                        nanosleep(&gap, NULL);
                 if ((e = sample_read(r, &s)) < 0 || window_push(&w, &s) < 0) {
                         fprintf(stderr, "overhead: sample failed: %s\n", strerror(-e));
                         return 1;

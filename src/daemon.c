@@ -35,6 +35,7 @@ struct daemon {
         bool state_warned;
         bool baseline_known;    /* restore() may act */
         int lock_fd;
+        unsigned max_order;     /* resolved compaction_max_order; 0 until known */
         unsigned read_failures;
         sd_event_source *timer;
 };
@@ -155,11 +156,14 @@ static void notify_status(struct daemon *d, const struct decision *dec)
 
 static void decide_and_act(struct daemon *d)
 {
+        /* Resolved once (and on reload): it reads a sysfs file. */
+        if (d->max_order == 0)
+                d->max_order = resolve_max_order(d->opt->root, d->cfg.compaction_max_order,
+                                                 d->sample.nr_orders);
         struct forecast_params fp = {
                 .min_r2 = d->cfg.trend_min_r2,
                 .min_points = d->cfg.window,
-                .max_order = resolve_max_order(d->opt->root, d->cfg.compaction_max_order,
-                                               d->sample.nr_orders),
+                .max_order = d->max_order,
         };
         if (forecast_compute(&d->window, &fp, &d->forecast) < 0)
                 return;
@@ -208,8 +212,10 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
                 log_msg(d->log, LOG_ERR, "keeping the sample: %s", strerror(-r));
                 return 0;
         }
-        if (r == 1)
+        if (r == 1) {
                 log_msg(d->log, LOG_NOTICE, "zone layout changed (memory hotplug?); window restarted");
+                d->max_order = 0;
+        }
         if (!d->ready) {
                 d->ready = true;
                 sd_notify(false, "READY=1");
@@ -245,6 +251,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
                         c.window = d->cfg.window;
                 bool was_acting = acting(d);
                 d->cfg = c;
+                d->max_order = 0;
                 d->log->level = c.log_level;
                 if (was_acting && !acting(d))
                         log_msg(d->log, LOG_NOTICE, "dry run from now on; the scale factor stays %ld",
