@@ -36,6 +36,7 @@ struct daemon {
         bool baseline_known;    /* restore() may act */
         int lock_fd;
         unsigned max_order;     /* resolved compaction_max_order; 0 until known */
+        char status[256];       /* last STATUS= sent to the service manager */
         unsigned read_failures;
         sd_event_source *timer;
 };
@@ -138,9 +139,10 @@ static void apply_compaction(struct daemon *d, const struct compact_order *c)
                 enter_monitor_only(d, r);
 }
 
+/* STATUS= for `systemctl status`, sent only when its text changes. */
 static void notify_status(struct daemon *d, const struct decision *dec)
 {
-        char low[96] = "", rate[32];
+        char low[96] = "", rate[32], text[sizeof(d->status)];
         format_rate(rate, sizeof(rate), d->forecast.kswapd_rate);
         double soonest = INFINITY;
         const struct zone_forecast *zs = NULL;
@@ -148,10 +150,14 @@ static void notify_status(struct daemon *d, const struct decision *dec)
                 if (d->forecast.zones[i].secs_to_low < soonest)
                         soonest = d->forecast.zones[i].secs_to_low, zs = &d->forecast.zones[i];
         if (zs)
-                snprintf(low, sizeof(low), "node%d %s crosses low in %.1f s", zs->node, zs->name, soonest);
-        sd_notifyf(false, "STATUS=%swsf %ld (baseline %ld): %s; kswapd %s",
-                   acting(d) ? "" : d->monitor_only ? "monitor-only, " : "dry run, ",
-                   dec->wsf_new, d->policy.baseline, zs ? low : "no watermark crossing forecast", rate);
+                snprintf(low, sizeof(low), "node%d %s crosses low in %.0f s", zs->node, zs->name, soonest);
+        snprintf(text, sizeof(text), "%swsf %ld (baseline %ld): %s; kswapd %s",
+                 acting(d) ? "" : d->monitor_only ? "monitor-only, " : "dry run, ",
+                 dec->wsf_new, d->policy.baseline, zs ? low : "no watermark crossing forecast", rate);
+        if (strcmp(text, d->status) == 0)
+                return;
+        memcpy(d->status, text, sizeof(text));
+        sd_notifyf(false, "STATUS=%s", text);
 }
 
 static void decide_and_act(struct daemon *d)
