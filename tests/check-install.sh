@@ -23,8 +23,9 @@ unit=$(find "$dest" -name memoptimizer.service)
 preset=$(find "$dest" -name 90-memoptimizer.preset)
 catalog=$(find "$dest" -name memoptimizer.catalog)
 [ -n "$unit" ] && [ -n "$preset" ] && [ -n "$catalog" ] || { echo "FAIL: unit, preset or catalog missing"; fail=1; }
-case $unit in "$dest$prefix"/lib/systemd/system/*|"$dest"/lib/systemd/system/*) ;; *) echo "FAIL: unit at $unit"; fail=1 ;; esac
-case $catalog in */systemd/catalog/memoptimizer.catalog) ;; *) echo "FAIL: catalog at $catalog"; fail=1 ;; esac
+[ "$unit" = "$dest$prefix/lib/systemd/system/memoptimizer.service" ] || { echo "FAIL: unit at $unit"; fail=1; }
+[ "$preset" = "$dest$prefix/lib/systemd/system-preset/90-memoptimizer.preset" ] || { echo "FAIL: preset at $preset"; fail=1; }
+[ "$catalog" = "$dest$prefix/lib/systemd/catalog/memoptimizer.catalog" ] || { echo "FAIL: catalog at $catalog"; fail=1; }
 grep -q "^ExecStart=$prefix/$sbindir/memoptimizer\$" "$unit" || { echo "FAIL: ExecStart does not name the installed binary"; fail=1; }
 [ "$(stat -c %a "$dest$prefix/$sbindir/memoptimizer")" = 755 ] || { echo "FAIL: binary mode"; fail=1; }
 
