@@ -1,0 +1,423 @@
+#!/bin/bash
+# End-to-end test of the systemd service under a real systemd (Debian 12,
+# systemd 252) booted with systemd-nspawn on this machine, with /proc/sys
+# writable so the daemon steers the real kernel.
+#
+#   tests/systemd-e2e.sh [BUILD_DIR]
+#
+# BUILD_DIR must be configured with --prefix=/usr (default:
+# /var/tmp/memoptimizer-e2e/build, set up with --buildtype=release if absent).
+# The Debian tree is made once with debootstrap (about 1-2 minutes, needs
+# deb.debian.org) in /var/tmp/memoptimizer-e2e/root and reused after that.
+#
+# Needs root, systemd-nspawn (package systemd-container, installed with
+# apt-get if missing), debootstrap and nsenter. The memory consumer runs on
+# the host: 4 GiB of THP memory at 1 GiB/s, held 4 s, twice.
+#
+# Prints PASS/FAIL per check and exits non-zero if any failed. Whatever
+# happens, it kills its allocator, powers the container off and puts the
+# host's vm.watermark_scale_factor back to the value it had at the start.
+set -uo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+E2E=/var/tmp/memoptimizer-e2e
+ROOT=$E2E/root
+BUILD=${1:-$E2E/build}
+WSF=/proc/sys/vm/watermark_scale_factor
+MSGID_RAISE=c89dbaa9299b408183ed13a3847aadbc
+MSGID_RELOAD=97615faba55b4e1cbdc8aa41d5ad405d
+MSGID_RESTORE=9b333cc74221435da8711887535c19dd
+MSGID_START=6df4ba32e1784311bff3ad22c73222b7
+MSGID_ADOPT=568d340cae72420e8137e591ce8c0346
+MAX_WSF=200
+
+t0=$(date +%s)
+failures=0
+checks=0
+NSPAWN_PID= LEADER= ALLOC_PID=
+
+say() { printf '\n=== %s\n' "$*"; }
+pass() { checks=$((checks + 1)); echo "PASS: $*"; }
+fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
+# check NAME COMMAND...: PASS/FAIL on the command's exit status
+check() {
+        local name=$1
+        shift
+        if "$@"; then pass "$name"; else fail "$name"; fi
+}
+die() {
+        fail "$*"
+        exit 1
+}
+host_wsf() { cat "$WSF"; }
+elapsed() { echo "$(($(date +%s) - t0)) s"; }
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }'; }
+
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (boots a container, writes $WSF)"; exit 77; }
+# The checks compare the host's scale factor with what this test's daemon
+# did: another memoptimizer or allocator running on the host (the
+# integration tests, the benchmarks) would change it under us. Wait for
+# them to end (E2E_WAIT seconds, default 600).
+# (A memoptimizer in another PID namespace is left out: a container left by
+# an earlier run of this script is powered off below.)
+others() {
+        local p ns
+        ns=$(readlink /proc/self/ns/pid)
+        for p in $(pgrep -x memoptimizer); do
+                [ "$(readlink /proc/"$p"/ns/pid 2>/dev/null)" = "$ns" ] && ps -o pid=,args= -p "$p"
+        done
+        pgrep -a -x thp-alloc
+        pgrep -a -f 'tests/integration-|bench/(run|demo-|daemon-)'
+}
+waited=0
+while [ -n "$(others)" ]; do
+        if [ "$waited" -eq 0 ]; then
+                echo "waiting for processes that use the same kernel setting to end:"
+                others | sed 's/^/  /'
+        fi
+        if [ "$waited" -ge "${E2E_WAIT:-600}" ]; then
+                echo "SKIP: they are still running after $waited s"
+                exit 77
+        fi
+        sleep 5
+        waited=$((waited + 5))
+done
+[ "$waited" -gt 0 ] && echo "they ended after $waited s"
+START_WSF=$(host_wsf)
+echo "host vm.watermark_scale_factor at start: $START_WSF"
+[ "$START_WSF" -lt "$MAX_WSF" ] ||
+        { echo "SKIP: the host's scale factor $START_WSF is not below the test's max_wsf $MAX_WSF; nothing to raise"; exit 77; }
+
+# ---------------------------------------------------------------- cleanup
+nspawn_alive() {
+        [ -n "$NSPAWN_PID" ] && [ "$(cat /proc/"$NSPAWN_PID"/comm 2>/dev/null)" = systemd-nspawn ]
+}
+IN() {  # run a command in the booted container, with a clean environment
+        nsenter -t "$LEADER" -a env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+                TERM=dumb SYSTEMD_PAGER=cat SYSTEMD_COLORS=0 "$@"
+}
+stop_allocator() {
+        if [ -n "$ALLOC_PID" ] && kill -0 "$ALLOC_PID" 2>/dev/null; then
+                kill "$ALLOC_PID" 2>/dev/null
+                wait "$ALLOC_PID" 2>/dev/null
+        fi
+        ALLOC_PID=
+}
+# Power the container off: systemctl poweroff inside (which stops
+# memoptimizer the normal way), then SIGTERM to nspawn (systemd-nspawn asks
+# the container to power off), then SIGKILL.
+poweroff_container() {
+        nspawn_alive || return 0
+        [ -n "$LEADER" ] && timeout 20 nsenter -t "$LEADER" -a systemctl poweroff 2>/dev/null
+        local i
+        for i in $(seq 300); do nspawn_alive || break; sleep 0.1; done
+        if nspawn_alive; then
+                echo "container did not power off in 30 s; SIGTERM to systemd-nspawn $NSPAWN_PID"
+                kill -TERM "$NSPAWN_PID"
+                for i in $(seq 150); do nspawn_alive || break; sleep 0.1; done
+        fi
+        if nspawn_alive; then
+                echo "still running; SIGKILL to systemd-nspawn $NSPAWN_PID"
+                kill -KILL "$NSPAWN_PID"
+        fi
+        wait "$NSPAWN_PID" 2>/dev/null
+        NSPAWN_PID=
+}
+cleanup() {
+        local rc=$?
+        trap - EXIT INT TERM
+        stop_allocator
+        poweroff_container
+        if [ "$(host_wsf)" != "$START_WSF" ]; then
+                echo "cleanup: host vm.watermark_scale_factor is $(host_wsf); writing back $START_WSF"
+                echo "$START_WSF" > "$WSF"
+        fi
+        rm -f "$E2E/nspawn.pid"
+        [ "$rc" -eq 0 ] || echo "cleanup: allocator stopped, container off, host vm.watermark_scale_factor $(host_wsf)"
+        exit "$rc"
+}
+trap cleanup EXIT
+trap 'echo "interrupted"; exit 130' INT
+trap 'echo "terminated"; exit 143' TERM
+
+# ---------------------------------------------------------------- host tools
+need_pkgs=()
+command -v systemd-nspawn > /dev/null || need_pkgs+=(systemd-container)
+command -v debootstrap > /dev/null || need_pkgs+=(debootstrap)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+        say "installing ${need_pkgs[*]} on the host"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need_pkgs[@]}" > "$E2E.apt.log" 2>&1 ||
+                { tail -20 "$E2E.apt.log"; die "apt-get install ${need_pkgs[*]}"; }
+fi
+for t in systemd-nspawn debootstrap nsenter meson ninja chroot; do
+        command -v "$t" > /dev/null || die "$t is not installed"
+done
+mkdir -p "$E2E"
+
+# A container from an earlier run of this script that was itself killed.
+if [ -f "$E2E/nspawn.pid" ]; then
+        NSPAWN_PID=$(cat "$E2E/nspawn.pid")
+        if nspawn_alive && tr '\0' ' ' < /proc/"$NSPAWN_PID"/cmdline | grep -q -- "-D $ROOT "; then
+                echo "a container of an earlier run is still running (systemd-nspawn $NSPAWN_PID); powering it off"
+                LEADER=$(pgrep -P "$NSPAWN_PID" -x systemd | head -1)
+                poweroff_container
+        fi
+        NSPAWN_PID= LEADER=
+        rm -f "$E2E/nspawn.pid"
+fi
+
+# ---------------------------------------------------------------- Debian tree
+PKGS=systemd,systemd-sysv,dbus,libproc2-0,libinih1,procps,man-db
+tree_complete() {
+        [ -f "$E2E/root.complete" ] && [ -x "$ROOT/usr/lib/systemd/systemd" ] &&
+                chroot "$ROOT" dpkg-query -W systemd systemd-sysv dbus libsystemd0 libproc2-0 libinih1 procps man-db > /dev/null 2>&1
+}
+say "Debian 12 tree in $ROOT"
+if tree_complete; then
+        echo "reusing the existing tree ($(chroot "$ROOT" dpkg-query -W -f '${Version}' systemd) systemd)"
+else
+        # Never delete through a mount point.
+        if grep -q " $E2E" /proc/self/mountinfo; then
+                die "something is mounted under $E2E; not touching it"
+        fi
+        rm -rf "$ROOT" "$ROOT.tmp" "$E2E/root.complete"
+        echo "debootstrap --variant=minbase --include=$PKGS bookworm (log: $E2E/debootstrap.log)"
+        ds0=$(date +%s)
+        if debootstrap --variant=minbase --include="$PKGS" bookworm "$ROOT.tmp" > "$E2E/debootstrap.log" 2>&1; then
+                mv "$ROOT.tmp" "$ROOT"
+                touch "$E2E/root.complete"
+                echo "debootstrap took $(($(date +%s) - ds0)) s, $(du -sh "$ROOT" | cut -f1)"
+        else
+                tail -20 "$E2E/debootstrap.log"
+                die "debootstrap failed"
+        fi
+fi
+check "tree has systemd $(chroot "$ROOT" dpkg-query -W -f '${Version}' systemd 2>/dev/null)" tree_complete
+
+# ---------------------------------------------------------------- build, install
+say "build ($BUILD) and install into the tree"
+if [ ! -f "$BUILD/build.ninja" ]; then
+        meson setup --prefix=/usr --buildtype=release "$BUILD" "$src" > "$E2E/meson-setup.log" 2>&1 ||
+                { tail -20 "$E2E/meson-setup.log"; die "meson setup $BUILD"; }
+fi
+prefix=$(meson introspect "$BUILD" --buildoptions |
+        python3 -c 'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
+[ "$prefix" = /usr ] || die "$BUILD is configured with prefix $prefix; this test needs --prefix=/usr"
+ninja -C "$BUILD" > "$E2E/ninja.log" 2>&1 || { tail -30 "$E2E/ninja.log"; die "ninja -C $BUILD"; }
+THP=$BUILD/bench/thp-alloc
+[ -x "$THP" ] || die "no $THP"
+# The tree is reused: drop what an earlier run installed or copied, so the
+# checks below see this install only.
+rm -f "$ROOT/usr/sbin/memoptimizer" "$ROOT/usr/lib/systemd/system/memoptimizer.service" \
+        "$ROOT/usr/lib/systemd/catalog/memoptimizer.catalog"
+meson install -C "$BUILD" --no-rebuild --destdir "$ROOT" > "$E2E/install.log" 2>&1 ||
+        { tail -20 "$E2E/install.log"; die "meson install"; }
+grep -E '^Installing' "$E2E/install.log" | sed "s|$ROOT||; s|$src/||; s|$BUILD/||"
+
+unit=$ROOT/usr/lib/systemd/system/memoptimizer.service
+check "unit installed at /usr/lib/systemd/system/memoptimizer.service" test -f "$unit"
+check "unit runs /usr/sbin/memoptimizer" grep -q '^ExecStart=/usr/sbin/memoptimizer$' "$unit"
+check "preset installed" test -f "$ROOT/usr/lib/systemd/system-preset/90-memoptimizer.preset"
+if [ -f "$ROOT/usr/lib/systemd/catalog/memoptimizer.catalog" ]; then
+        pass "catalog installed at /usr/lib/systemd/catalog/memoptimizer.catalog"
+else
+        fail "catalog not installed in /usr/lib/systemd/catalog; meson put it at: $(cd "$ROOT" && find . -name memoptimizer.catalog -printf '/%P ')"
+        echo "       (so that the rest of the run can test journalctl -x, it is copied there now)"
+        cp "$src/systemd/memoptimizer.catalog" "$ROOT/usr/lib/systemd/catalog/"
+fi
+ldd_out=$(chroot "$ROOT" ldd /usr/sbin/memoptimizer 2>&1)
+echo "$ldd_out" | grep -E 'libsystemd|libproc2|libinih'
+check "runtime libraries (libsystemd0, libproc2-0, libinih1) resolve in the tree" \
+        eval '! echo "$ldd_out" | grep -q "not found" && [ $(echo "$ldd_out" | grep -cE "libsystemd.so.0 => |libproc2.so.0 => |libinih.so.1 => ") -eq 3 ]'
+
+cat > "$ROOT/etc/memoptimizer.conf" << EOF
+# written by tests/systemd-e2e.sh: decide quickly, raise at most to $MAX_WSF
+interval = 200ms
+window = 4
+horizon = 60s
+max_wsf = $MAX_WSF
+calm_period = 10min
+EOF
+check "test configuration is valid" chroot "$ROOT" /usr/sbin/memoptimizer --check-config -c /etc/memoptimizer.conf
+# An earlier run left the unit enabled: boot without it, enable it inside.
+systemctl --root="$ROOT" disable memoptimizer.service > /dev/null 2>&1
+rm -rf "$ROOT/run/memoptimizer"
+
+# ---------------------------------------------------------------- boot
+say "boot: SYSTEMD_NSPAWN_API_VFS_WRITABLE=1 systemd-nspawn -b -D $ROOT --register=no --keep-unit --console=passive"
+SYSTEMD_NSPAWN_API_VFS_WRITABLE=1 setsid systemd-nspawn -b -D "$ROOT" --register=no --keep-unit \
+        --console=passive > "$E2E/nspawn.log" 2>&1 < /dev/null &
+NSPAWN_PID=$!
+echo "$NSPAWN_PID" > "$E2E/nspawn.pid"
+boot0=$(date +%s.%N)
+# Until it has exec'd, the background child is still a bash: test for
+# death with kill -0, not by name.
+for i in $(seq 300); do
+        kill -0 "$NSPAWN_PID" 2>/dev/null || break
+        LEADER=$(pgrep -P "$NSPAWN_PID" -x systemd | head -1)
+        [ -n "$LEADER" ] && nspawn_alive && break
+        LEADER=
+        sleep 0.1
+done
+[ -n "$LEADER" ] || { cat "$E2E/nspawn.log"; die "no container systemd under systemd-nspawn $NSPAWN_PID"; }
+echo "systemd-nspawn $NSPAWN_PID, container leader (PID 1 inside) $LEADER"
+state=$(timeout 120 nsenter -t "$LEADER" -a systemctl is-system-running --wait 2>&1)
+echo "is-system-running: $state after $(since "$boot0") s"
+IN systemctl --version | head -1
+check "container reached multi-user.target" [ "$(IN systemctl is-active multi-user.target)" = active ]
+[ "$state" = running ] || IN systemctl --failed --no-legend
+check "/proc/sys is writable inside the container" \
+        IN sh -c "grep -q ' /proc/sys .* ro[, ]' /proc/self/mountinfo && exit 1; echo $START_WSF > $WSF"
+
+# ---------------------------------------------------------------- service
+say "inside: journalctl --update-catalog; systemctl enable --now memoptimizer"
+IN journalctl --update-catalog
+check "catalog lists memoptimizer's entries" [ "$(IN journalctl --list-catalog | grep -c ' memoptimizer: ')" -ge 9 ]
+IN systemctl enable --now memoptimizer 2>&1
+sleep 1
+active=$(IN systemctl is-active memoptimizer)
+echo "is-active: $active"
+check "systemctl is-active memoptimizer = active" [ "$active" = active ]
+status=$(IN systemctl status memoptimizer --no-pager -n 0)
+echo "$status"
+check "status shows active (running)" grep -q 'Active: active (running)' <<< "$status"
+check "status shows the STATUS= text" grep -qE 'Status: "wsf [0-9]+ \(baseline [0-9]+\)' <<< "$status"
+invocation() { IN systemctl show -P InvocationID memoptimizer; }
+INV=$(invocation)
+check "start logged with baseline $START_WSF (MESSAGE_ID $MSGID_START)" \
+        [ "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_START -o export | sed -n 's/^WSF_BASELINE=//p')" = "$START_WSF" ]
+
+# run_allocator_until_raise LABEL: start thp-alloc on the host, wait for the
+# current invocation's first raise, leave the allocator running in ALLOC_PID.
+run_allocator_until_raise() {
+        echo "host: $THP --size 4G --rate 1G --hold 4s"
+        local a0 i raise=
+        a0=$(date +%s.%N)
+        "$THP" --size 4G --rate 1G --hold 4s &
+        ALLOC_PID=$!
+        for i in $(seq 100); do
+                raise=$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_RAISE -o cat -n 1)
+                [ -n "$raise" ] && break
+                sleep 0.2
+        done
+        [ -n "$raise" ] || { fail "$1: no raise within 20 s"; return 1; }
+        echo "raise logged $(since "$a0") s after the allocator started; host now $(host_wsf)"
+        pass "$1: journal has '$raise'"
+}
+
+say "cause a decision: memory consumer on the host"
+run_allocator_until_raise "raise"
+RAISED=$(host_wsf)
+check "host vm.watermark_scale_factor raised: $START_WSF -> $RAISED (<= max_wsf $MAX_WSF)" \
+        [ "$RAISED" -gt "$START_WSF" -a "$RAISED" -le "$MAX_WSF" ]
+wait "$ALLOC_PID"
+ALLOC_PID=
+
+say "journalctl -u memoptimizer -o verbose MESSAGE_ID=$MSGID_RAISE"
+IN journalctl -b -u memoptimizer -o verbose MESSAGE_ID=$MSGID_RAISE --no-pager | grep -vE '^    _(BOOT_ID|MACHINE_ID|SOURCE_REALTIME_TIMESTAMP|HOSTNAME|RUNTIME_SCOPE)='
+verbose=$(IN journalctl -b -u memoptimizer -o verbose MESSAGE_ID=$MSGID_RAISE --no-pager)
+check "raise entry carries WSF_OLD=$START_WSF, WSF_NEW=$RAISED, REASON, NODE, ZONE" \
+        eval 'grep -q "WSF_OLD=$START_WSF\$" <<< "$verbose" && grep -q "WSF_NEW=$RAISED\$" <<< "$verbose" &&
+              grep -q "REASON=" <<< "$verbose" && grep -q "NODE=" <<< "$verbose" && grep -q "ZONE=" <<< "$verbose"'
+say "journalctl -x -u memoptimizer (catalog text)"
+xout=$(IN journalctl -b -x -u memoptimizer MESSAGE_ID=$MSGID_RAISE --no-pager)
+echo "$xout"
+check "journalctl -x explains the raise from the catalog" \
+        grep -q "Subject: memoptimizer raised vm.watermark_scale_factor from $START_WSF to $RAISED" <<< "$xout"
+
+say "systemctl reload memoptimizer"
+IN systemctl reload memoptimizer
+check "systemctl reload exit status 0" [ $? -eq 0 ]
+sleep 0.5
+IN journalctl -b -u memoptimizer -n 3 --no-pager -o short-monotonic
+check "journal has 'configuration reloaded' (MESSAGE_ID $MSGID_RELOAD)" \
+        [ "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_RELOAD -o cat)" = "configuration reloaded" ]
+check "still active (running) after the reload" [ "$(IN systemctl is-active memoptimizer)" = active ]
+check "the reload kept the raised value ($RAISED)" [ "$(host_wsf)" = "$RAISED" ]
+IN systemctl status memoptimizer --no-pager -n 0 | grep -E 'Status:|ExecReload'
+
+say "systemctl stop memoptimizer"
+IN systemctl stop memoptimizer
+IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" -n 4 --no-pager -o short-monotonic
+check "stopped cleanly (inactive, result success)" \
+        [ "$(IN systemctl show -P ActiveState memoptimizer)/$(IN systemctl show -P Result memoptimizer)" = inactive/success ]
+check "journal has the daemon's restore entry (MESSAGE_ID $MSGID_RESTORE)" \
+        grep -q "restored vm.watermark_scale_factor $RAISED -> $START_WSF" \
+        <<< "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_RESTORE -o cat)"
+check "host vm.watermark_scale_factor back at $START_WSF after stop (it is $(host_wsf))" [ "$(host_wsf)" = "$START_WSF" ]
+check "RuntimeDirectory /run/memoptimizer removed after stop" IN test ! -e /run/memoptimizer
+
+say "systemd-analyze security memoptimizer.service (inside)"
+sec=$(IN systemd-analyze security memoptimizer.service --no-pager 2>&1)
+grep -E '✗|Overall exposure' <<< "$sec"
+score=$(sed -n 's/.*Overall exposure level for memoptimizer.service: \([0-9.]*\).*/\1/p' <<< "$sec")
+check "exposure $score <= 2.0" awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 2.0) }'
+
+say "systemd-analyze verify /usr/lib/systemd/system/memoptimizer.service (inside)"
+vout=$(IN systemd-analyze verify /usr/lib/systemd/system/memoptimizer.service 2>&1)
+vrc=$?
+[ -n "$vout" ] && echo "$vout"
+check "verify: exit status $vrc, no output" [ "$vrc" -eq 0 -a -z "$vout" ]
+
+# ---------------------------------------------------------------- crash
+say "crash safety: start, raise, SIGKILL; ExecStopPost=memoptimizer restore"
+IN systemctl start memoptimizer
+check "started again" [ "$(IN systemctl is-active memoptimizer)" = active ]
+INV=$(invocation)
+OLD_PID=$(IN systemctl show -P MainPID memoptimizer)
+run_allocator_until_raise "raise before the kill"
+RAISED=$(host_wsf)
+echo "waiting for the allocator to exit, so the restarted instance sees no pressure"
+wait "$ALLOC_PID"
+ALLOC_PID=
+echo "state file: $(IN cat /run/memoptimizer/state | tr '\n' ' ')"
+check "host raised to $RAISED before the kill" [ "$RAISED" -gt "$START_WSF" ]
+NRESTARTS0=$(IN systemctl show -P NRestarts memoptimizer)
+echo "systemctl kill -s KILL memoptimizer (MainPID $OLD_PID, host value $RAISED)"
+IN systemctl kill -s KILL memoptimizer
+k0=$(date +%s.%N)
+restored_at= restarted_at= last=
+for i in $(seq 150); do
+        v=$(host_wsf)
+        st=$(IN systemctl show -P ActiveState memoptimizer)/$(IN systemctl show -P SubState memoptimizer)/$(IN systemctl show -P MainPID memoptimizer)
+        t=$(since "$k0")
+        line="host $v, unit $st"
+        [ "$line" != "$last" ] && printf '  t=%5.2f s  %s\n' "$t" "$line"
+        last=$line
+        [ -z "$restored_at" ] && [ "$v" = "$START_WSF" ] && restored_at=$t restored_state=$st
+        pid=${st##*/}
+        if [ -z "$restarted_at" ] && [ "$pid" != 0 ] && [ "$pid" != "$OLD_PID" ]; then
+                restarted_at=$t
+        fi
+        [ -n "$restarted_at" ] && [ "${st%%/*}" = active ] && break
+        sleep 0.1
+done
+IN journalctl -b -u memoptimizer --since "@${k0%.*}" --no-pager -o short-monotonic
+check "after SIGKILL the host value went back to $START_WSF (at t=${restored_at:-never} s, unit ${restored_state:-?})" \
+        [ -n "$restored_at" ]
+check "restored before the restarted daemon started (restart at t=${restarted_at:-never} s)" \
+        eval '[ -n "$restored_at" ] && [ -n "$restarted_at" ] && awk -v a="$restored_at" -v b="$restarted_at" "BEGIN { exit !(a <= b) }"'
+check "journal has ExecStopPost's 'restored vm.watermark_scale_factor $START_WSF'" \
+        grep -q "restored vm.watermark_scale_factor $START_WSF\$" \
+        <<< "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" -o cat)"
+check "Restart=on-failure restarted it (NRestarts $NRESTARTS0 -> $(IN systemctl show -P NRestarts memoptimizer)), active" \
+        [ "$(IN systemctl show -P NRestarts memoptimizer)" -gt "$NRESTARTS0" -a "$(IN systemctl is-active memoptimizer)" = active ]
+INV=$(invocation)
+check "restarted instance took baseline $START_WSF" \
+        [ "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_START -o export | sed -n 's/^WSF_BASELINE=//p')" = "$START_WSF" ]
+check "host still at $START_WSF with the restarted instance running" [ "$(host_wsf)" = "$START_WSF" ]
+
+adopted=$(IN journalctl -b -u memoptimizer MESSAGE_ID=$MSGID_ADOPT -o cat)
+[ -n "$adopted" ] && echo "$adopted"
+check "nobody else wrote vm.watermark_scale_factor during the run (no adopt entry; else the results above are not valid)" \
+        [ -z "$adopted" ]
+
+# ---------------------------------------------------------------- power off
+say "power off the container"
+poweroff_container
+check "container and allocator gone" eval '! nspawn_alive && ! pgrep -x thp-alloc > /dev/null'
+check "host vm.watermark_scale_factor equals its value at the start ($START_WSF): it is $(host_wsf)" \
+        [ "$(host_wsf)" = "$START_WSF" ]
+
+say "$((checks - failures)) of $checks checks passed, $failures failed; $(elapsed)"
+[ "$failures" -eq 0 ]
