@@ -10,7 +10,7 @@
 #include "policy.h"
 
 /* `acting` is false in dry-run and monitor-only: messages say "would". */
-void report_wsf(const struct logger *l, const struct decision *d, const struct forecast *f, bool acting);
+void report_wsf(const struct logger *l, const struct decision *d, bool acting);
 void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
                     bool all_nodes, double seconds, int err);
 void report_backoff(const struct logger *l, const struct compact_backoff *b);

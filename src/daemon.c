@@ -181,7 +181,7 @@ static void decide_and_act(struct daemon *d)
                 save_state(d);
         else if (dec.reason != WSF_KEEP && acting(d))
                 apply_wsf(d, &dec);
-        report_wsf(d->log, &dec, &d->forecast, acting(d));
+        report_wsf(d->log, &dec, acting(d));
         for (size_t i = 0; i < dec.nr_backoff; i++)
                 report_backoff(d->log, &dec.backoff[i]);
         for (size_t i = 0; i < dec.nr_compact; i++)

@@ -68,11 +68,10 @@ static void why(char *buf, size_t size, const struct decision *d)
         }
 }
 
-void report_wsf(const struct logger *l, const struct decision *d, const struct forecast *f, bool acting)
+void report_wsf(const struct logger *l, const struct decision *d, bool acting)
 {
         if (d->reason == WSF_KEEP)
                 return;
-        (void)f;
         char reason[256], msg[400];
         why(reason, sizeof(reason), d);
         const char *verb = d->reason == WSF_ADOPT ? "adopt" :
