@@ -35,12 +35,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "workload.h"
+
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
 
 #define PAGE_4K ((size_t)4096)
-#define HUGE_2M ((size_t)2 << 20)
 #define PAGES_PER_BLOCK (HUGE_2M / PAGE_4K)
 #define PFN_MASK ((UINT64_C(1) << 55) - 1)
 #define PM_PRESENT (UINT64_C(1) << 63)
@@ -58,42 +59,6 @@ static double now_s(void)
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static bool parse_size(const char *s, size_t *out)
-{
-        char *end;
-        if (*s < '0' || *s > '9')
-                return false;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 10);
-        int shift = 0;
-        switch (*end) {
-        case '\0': break;
-        case 'k': case 'K': shift = 10; end++; break;
-        case 'm': case 'M': shift = 20; end++; break;
-        case 'g': case 'G': shift = 30; end++; break;
-        default: return false;
-        }
-        if (errno == ERANGE || *end != '\0' || v == 0 || v > ((SIZE_MAX / 4) >> shift))
-                return false;
-        *out = (size_t)v << shift;
-        return true;
-}
-
-/* Map len bytes (a multiple of 2 MiB) aligned to 2 MiB. */
-static char *map_aligned(size_t len)
-{
-        size_t span = len + HUGE_2M;
-        char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (raw == MAP_FAILED)
-                return NULL;
-        size_t head = (HUGE_2M - (uintptr_t)raw % HUGE_2M) % HUGE_2M;
-        if (head)
-                munmap(raw, head);
-        munmap(raw + head + len, span - head - len);
-        return raw + head;
 }
 
 static int fail(const char *what)
@@ -215,7 +180,7 @@ static int fragment(size_t size)
 {
         double t0 = now_s();
         size = (size + HUGE_2M - 1) / HUGE_2M * HUGE_2M;
-        char *p = map_aligned(size);
+        char *p = workload_map_aligned(size);
         if (!p)
                 return fail("mmap");
         if (madvise(p, size, MADV_NOHUGEPAGE) != 0)
@@ -236,20 +201,6 @@ static int fragment(size_t size)
 
 /* ---- demand ------------------------------------------------------------ */
 
-static long anon_huge_kb(void)
-{
-        FILE *f = fopen("/proc/self/smaps_rollup", "re");
-        if (!f)
-                return -1;
-        char line[256];
-        long kb = -1;
-        while (kb < 0 && fgets(line, sizeof(line), f))
-                if (sscanf(line, "AnonHugePages: %ld kB", &kb) != 1)
-                        kb = -1;
-        fclose(f);
-        return kb;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
         double x = *(const double *)a, y = *(const double *)b;
@@ -268,7 +219,7 @@ static int demand(size_t size)
         size_t regions = (size + HUGE_2M - 1) / HUGE_2M;
         size = regions * HUGE_2M;
         double *lat = calloc(regions, sizeof(*lat));
-        char *p = map_aligned(size);
+        char *p = workload_map_aligned(size);
         if (!lat || !p)
                 return fail("allocating");
         if (madvise(p, size, MADV_HUGEPAGE) != 0)
@@ -285,7 +236,7 @@ static int demand(size_t size)
         }
         if (stop_sig)
                 return 128 + stop_sig;
-        long kb = anon_huge_kb();
+        long kb = workload_anon_huge_kb();
         size_t thp = kb < 0 ? 0 : (size_t)kb * 1024;
         double secs = now_s() - t0;
         qsort(lat, regions, sizeof(*lat), cmp_double);
@@ -303,7 +254,7 @@ static int demand(size_t size)
 int main(int argc, char **argv)
 {
         size_t size;
-        if (argc != 3 || !parse_size(argv[2], &size) ||
+        if (argc != 3 || !workload_parse_size(argv[2], &size) ||
             (strcmp(argv[1], "fragment") != 0 && strcmp(argv[1], "demand") != 0)) {
                 fputs("usage: frag fragment SIZE | frag demand SIZE\n"
                       "  SIZE: integer bytes with optional K, M or G suffix (1024-based)\n", stderr);

@@ -24,8 +24,9 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "workload.h"
+
 #define PAGE_4K ((size_t)4096)
-#define HUGE_2M ((size_t)2 << 20)
 #define MIB ((double)(1 << 20))
 #define NSEC_PER_SEC 1000000000LL
 #define SLEEP_SLICE_NS (100 * 1000000LL) /* bound on signal latency */
@@ -71,33 +72,6 @@ static bool parse_u64(const char *s, char **end, uint64_t *out)
                 return false;
         *out = v;
         return true;
-}
-
-static int size_shift(const char *suffix)
-{
-        if (suffix[0] == '\0')
-                return 0;
-        if (suffix[1] != '\0')
-                return -1;
-        switch (suffix[0]) {
-        case 'k': case 'K': return 10;
-        case 'm': case 'M': return 20;
-        case 'g': case 'G': return 30;
-        default: return -1;
-        }
-}
-
-static bool parse_size(const char *s, size_t *out)
-{
-        char *end;
-        uint64_t v;
-        if (!parse_u64(s, &end, &v))
-                return false;
-        int shift = size_shift(end);
-        if (shift < 0 || v > (SIZE_MAX >> shift))
-                return false;
-        *out = (size_t)(v << shift);
-        return *out > 0;
 }
 
 static int64_t unit_ns(const char *unit)
@@ -167,11 +141,11 @@ static int apply_opt(struct opts *o, int c, const char *arg)
         const char *name = long_opts[c - OPT_SIZE].name;
         switch (c) {
         case OPT_SIZE:
-                return parse_size(arg, &o->size) ? 0 : bad_value(name, arg, SIZE_WANT);
+                return workload_parse_size(arg, &o->size) ? 0 : bad_value(name, arg, SIZE_WANT);
         case OPT_RATE:
-                return parse_size(arg, &o->rate) ? 0 : bad_value(name, arg, SIZE_WANT);
+                return workload_parse_size(arg, &o->rate) ? 0 : bad_value(name, arg, SIZE_WANT);
         case OPT_CHUNK:
-                return parse_size(arg, &o->chunk) ? 0 : bad_value(name, arg, SIZE_WANT);
+                return workload_parse_size(arg, &o->chunk) ? 0 : bad_value(name, arg, SIZE_WANT);
         case OPT_HOLD:
                 return parse_duration(arg, &o->hold_ns) ? 0 : bad_value(name, arg, DUR_WANT);
         case OPT_PAUSE:
@@ -285,24 +259,6 @@ static void install_handlers(void)
 
 /* ---- memory ------------------------------------------------------------ */
 
-/* Map len bytes aligned to 2 MiB: over-allocate, then trim both ends. */
-static char *map_aligned(size_t len)
-{
-        size_t span = len + HUGE_2M;
-        char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (raw == MAP_FAILED)
-                return NULL;
-        size_t head = round_up((uintptr_t)raw, HUGE_2M) - (uintptr_t)raw;
-        char *p = raw + head;
-        size_t tail = span - head - len;
-        if (head)
-                munmap(raw, head);
-        if (tail)
-                munmap(p + len, tail);
-        return p;
-}
-
 static void touch_range(char *p, size_t len)
 {
         volatile char *v = p;
@@ -336,15 +292,7 @@ static double touch_all(char *p, const struct opts *o)
 /* AnonHugePages of the whole process, in 2 MiB pages; -1 if unreadable. */
 static long read_thp_pages(void)
 {
-        FILE *f = fopen("/proc/self/smaps_rollup", "re");
-        if (!f)
-                return -1;
-        char line[256];
-        long kb = -1;
-        while (kb < 0 && fgets(line, sizeof(line), f))
-                if (sscanf(line, "AnonHugePages: %ld kB", &kb) != 1)
-                        kb = -1;
-        fclose(f);
+        long kb = workload_anon_huge_kb();
         return kb < 0 ? -1 : kb / 2048;
 }
 
@@ -353,7 +301,7 @@ static long read_thp_pages(void)
 /* Returns 0 on success, 2 if mmap failed. */
 static int run_round(const struct opts *o, struct round_result *r)
 {
-        char *p = map_aligned(o->size);
+        char *p = workload_map_aligned(o->size);
         if (!p) {
                 fprintf(stderr, "thp-alloc: mmap of %zu bytes failed: %s\n",
                         o->size, strerror(errno));
