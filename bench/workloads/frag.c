@@ -220,10 +220,10 @@ static int demand(size_t size)
         size = regions * HUGE_2M;
         double *lat = calloc(regions, sizeof(*lat));
         char *p = workload_map_aligned(size);
-        if (!lat || !p)
-                return fail("allocating");
-        if (madvise(p, size, MADV_HUGEPAGE) != 0)
-                return fail("madvise(MADV_HUGEPAGE)");
+        if (!lat || !p || madvise(p, size, MADV_HUGEPAGE) != 0) {
+                free(lat);
+                return fail(!lat || !p ? "allocating" : "madvise(MADV_HUGEPAGE)");
+        }
         volatile char *v = p;
         double sum = 0;
         for (size_t r = 0; r < regions && !stop_sig; r++) {
