@@ -17,6 +17,10 @@ struct daemon_options {
         double interval_override;       /* 0: none */
 };
 
+/* Apply the command-line overrides to a configuration read from the file
+ * (at start and after every reload). */
+void daemon_apply_overrides(const struct daemon_options *opt, struct config *c);
+
 /* Runs until SIGTERM/SIGINT. Returns the process exit status. */
 int daemon_run(const struct daemon_options *opt, const struct config *cfg, struct logger *log);
 

@@ -230,7 +230,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
         return 0;
 }
 
-static void apply_overrides(const struct daemon_options *opt, struct config *c)
+void daemon_apply_overrides(const struct daemon_options *opt, struct config *c)
 {
         if (opt->force_dry_run)
                 c->dry_run = true;
@@ -252,7 +252,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         if (r < 0) {
                 log_msg(d->log, LOG_ERR, "reload refused, old configuration stays: %s", err);
         } else {
-                apply_overrides(d->opt, &c);
+                daemon_apply_overrides(d->opt, &c);
                 if (c.window != d->cfg.window && window_resize(&d->window, c.window) < 0)
                         c.window = d->cfg.window;
                 bool was_acting = acting(d);

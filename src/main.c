@@ -160,12 +160,7 @@ int main(int argc, char **argv)
         if (c.status)
                 return status_print(stdout, c.opt.root, c.opt.state_dir, &cfg);
 
-        if (c.opt.force_dry_run)
-                cfg.dry_run = true;
-        if (c.opt.force_debug)
-                cfg.log_level = LOG_DEBUG;
-        if (c.opt.interval_override > 0)
-                cfg.interval = c.opt.interval_override;
+        daemon_apply_overrides(&c.opt, &cfg);
         struct logger log;
         log_init(&log, cfg.log_level);
         return daemon_run(&c.opt, &cfg, &log);
