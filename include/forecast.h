@@ -29,6 +29,9 @@ struct zone_forecast {
         struct fit free_fit;    /* free pages over time */
         bool trend;             /* free_fit passes the R² gate */
         double secs_to_low, secs_to_min;
+        double drain_age;       /* seconds since free pages were last at their
+                                 * highest in the window; INFINITY when that was
+                                 * the oldest sample (falling for the whole window) */
         double secs_to_exhaust[ORDER_CAP];      /* blocks of order >= k, k <= max_order */
 };
 

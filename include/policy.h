@@ -40,7 +40,9 @@ struct policy_state {
         long current;           /* the value in force (virtual in dry-run) */
         long kernel_seen;       /* last value read from or written to the kernel */
         long kernel_refused;    /* lowest value the kernel refused (EINVAL), LONG_MAX if none */
-        double last_change, last_stall;
+        double last_change, last_raise, last_stall;
+        double kswapd_capacity;         /* best pgsteal_kswapd rate seen, decaying */
+        double kswapd_capacity_time;
         struct node_compaction nodes[POLICY_NODE_CAP];
         size_t nr_nodes;
 };
@@ -74,6 +76,7 @@ struct decision {
         int node;
         char zone[ZONE_NAME_MAX];
         double secs_to_low, secs_to_min, drain, reclaim, reclaim_peak, direct;
+        double cover;                   /* seconds of shortfall the gap was sized for */
         uint64_t stalls;
         size_t nr_compact, nr_backoff;
         struct compact_order compact[POLICY_NODE_CAP];

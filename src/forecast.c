@@ -48,6 +48,19 @@ static double secs_until(const struct fit *f, bool trend, double now, double lev
         return (now - level) / -slope;
 }
 
+/* How long free pages have been falling: since the latest sample at the
+ * window's highest. A drain that started before the window is "long". */
+static double drain_age(const struct window *w, size_t zone)
+{
+        size_t top = 0;
+        for (size_t i = 1; i < w->len; i++)
+                if (series_zone_free(window_at(w, i), &zone) >= series_zone_free(window_at(w, top), &zone))
+                        top = i;
+        if (top == 0)
+                return INFINITY;
+        return window_newest(w)->time - window_at(w, top)->time;
+}
+
 static void zone_forecast(const struct window *w, size_t i, const struct forecast_params *p,
                           unsigned max_order, struct zone_forecast *zf)
 {
@@ -62,6 +75,7 @@ static void zone_forecast(const struct window *w, size_t i, const struct forecas
                     trusted(&zf->free_fit, p);
         zf->secs_to_low = secs_until(&zf->free_fit, zf->trend, zf->free_pages, (double)z->wmark_low);
         zf->secs_to_min = secs_until(&zf->free_fit, zf->trend, zf->free_pages, (double)z->wmark_min);
+        zf->drain_age = drain_age(w, i);
         for (unsigned k = 0; k <= max_order; k++) {
                 struct zone_order_ref ref = { i, k };
                 struct fit f;

@@ -12,6 +12,13 @@
 #define RAISE_HYSTERESIS 0.10
 /* Stalls in the last interval raise the value by at least half. */
 #define STALL_GAIN 0.5
+/* kswapd's best rate is remembered beyond the window, halving over this
+ * long: what it reclaimed in the last burst is the best guess for the next,
+ * and an idle window before a burst would otherwise credit it with nothing. */
+#define KSWAPD_CAPACITY_HALF_LIFE 600.0
+/* After the first lowering, further ones come this many times faster than
+ * the calm period: the calm was shown, the rest of the excess is waste. */
+#define DECAY_SPEEDUP 8.0
 /* Compaction helps only when most free memory sits in blocks too small for
  * the order (the proactive-compaction score of the kernel, as a fraction). */
 #define COMPACT_MIN_EXTFRAG 0.5
@@ -31,7 +38,8 @@ void policy_init(struct policy_state *st, long boot_wsf)
         *st = (struct policy_state){
                 .baseline = boot_wsf, .current = boot_wsf, .kernel_seen = boot_wsf,
                 .kernel_refused = LONG_MAX,
-                .last_change = -INFINITY, .last_stall = -INFINITY,
+                .last_change = -INFINITY, .last_raise = -INFINITY, .last_stall = -INFINITY,
+                .kswapd_capacity_time = -INFINITY,
         };
 }
 
@@ -80,14 +88,39 @@ static void note_zone(struct decision *d, const struct forecast *f, const struct
         d->secs_to_low = z->secs_to_low;
         d->secs_to_min = z->secs_to_min;
         d->reclaim = f->kswapd_rate;
-        d->reclaim_peak = f->kswapd_peak;
         d->direct = f->direct_rate;
+}
+
+/* The best reclaim rate kswapd has shown: this window's peak, or an older
+ * one decayed by its age. */
+static double kswapd_capacity(struct policy_state *st, const struct forecast *f)
+{
+        double age = f->time - st->kswapd_capacity_time;
+        double old = isfinite(age) && age >= 0 ?
+                     st->kswapd_capacity * exp2(-age / KSWAPD_CAPACITY_HALF_LIFE) : 0;
+        if (f->kswapd_peak >= old) {
+                st->kswapd_capacity = f->kswapd_peak;
+                st->kswapd_capacity_time = f->time;
+                return f->kswapd_peak;
+        }
+        return old;
+}
+
+/* How long the gap must cover a shortfall: as long again as the drain has
+ * lasted so far (a drain seen for one interval is more likely a burst than
+ * the start of ten seconds of it), at least one interval, at most the
+ * horizon. A drain longer than the window gets the horizon. */
+static double cover_time(const struct policy_config *cfg, double drain_age)
+{
+        if (!(drain_age < cfg->horizon))
+                return cfg->horizon;
+        return drain_age > cfg->interval ? drain_age : cfg->interval;
 }
 
 /* The value whose low-min gap covers what kswapd cannot reclaim in time,
  * for the zone that needs most. Returns the baseline when none needs more. */
 static long forecast_target(const struct policy_state *st, const struct policy_config *cfg,
-                            const struct forecast *f, struct decision *d)
+                            const struct forecast *f, double capacity, struct decision *d)
 {
         long target = st->baseline;
         for (size_t i = 0; i < f->nr_zones; i++) {
@@ -100,26 +133,32 @@ static long forecast_target(const struct policy_state *st, const struct policy_c
                  * to get what consumers take, then compare with the best
                  * reclaim rate kswapd has shown (its share for this zone). */
                 double drain = -z->free_fit.slope + share * (f->kswapd_rate + f->direct_rate);
-                double shortfall = drain - share * f->kswapd_peak;
+                double shortfall = drain - share * capacity;
                 if (shortfall <= 0)
                         continue;
-                long w = wsf_for_gap(shortfall * cfg->horizon, z->managed_pages);
+                double cover = cover_time(cfg, z->drain_age);
+                long w = wsf_for_gap(shortfall * cover, z->managed_pages);
                 if (w > target) {
                         target = w;
                         note_zone(d, f, z);
                         d->drain = drain;
+                        d->cover = cover;
                 }
         }
         return target;
 }
 
 /* Stalls mean the gap was too small: raise by half at least, and enough to
- * have covered the direct reclaim seen over the horizon. */
+ * have covered the direct reclaim seen for as long as the longest drain. */
 static long stall_target(const struct policy_state *st, const struct policy_config *cfg,
-                         const struct forecast *f)
+                         const struct forecast *f, double *cover)
 {
+        double age = 0;
+        for (size_t i = 0; i < f->nr_zones; i++)
+                age = fmax(age, f->zones[i].drain_age);
+        *cover = cover_time(cfg, age);
         long by_gain = st->current + (long)ceil((double)st->current * STALL_GAIN);
-        long by_direct = wsf_for_gap(f->direct_rate * cfg->horizon, f->managed_pages);
+        long by_direct = wsf_for_gap(f->direct_rate * *cover, f->managed_pages);
         return by_gain > by_direct ? by_gain : by_direct;
 }
 
@@ -131,12 +170,16 @@ static bool any_zone_falling(const struct forecast *f)
         return false;
 }
 
+/* Lower once a calm period has passed since the last raise and the last
+ * stall, then step on faster while the calm lasts. */
 static long calm_target(const struct policy_state *st, const struct policy_config *cfg,
                         const struct forecast *f, long target)
 {
         double now = f->time;
+        double step = fmax(cfg->interval, cfg->calm_period / DECAY_SPEEDUP);
         if (st->current <= st->baseline || now - st->last_stall < cfg->calm_period ||
-            now - st->last_change < cfg->calm_period || any_zone_falling(f))
+            now - st->last_raise < cfg->calm_period || now - st->last_change < step ||
+            any_zone_falling(f))
                 return st->current;
         long v = st->baseline + (st->current - st->baseline) / 2;
         if (v - st->baseline <= 1)
@@ -153,17 +196,20 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
         long guard = wsf_guard(f, cfg->oom_headroom, limit);
         d->ceiling = guard > st->baseline ? guard : st->baseline;
 
-        long target = forecast_target(st, cfg, f, d);
+        double capacity = kswapd_capacity(st, f);
+        d->reclaim_peak = capacity;
+        long target = forecast_target(st, cfg, f, capacity, d);
         enum wsf_reason up = WSF_RAISE_FORECAST;
         d->stalls = f->allocstalls + f->compact_stalls;
         if (d->stalls > 0 || f->direct_rate > 0) {
                 st->last_stall = f->time;
-                long s = stall_target(st, cfg, f);
+                double cover;
+                long s = stall_target(st, cfg, f, &cover);
                 if (s > target) {
                         target = s;
                         up = WSF_RAISE_STALL;
+                        d->cover = cover;
                         d->reclaim = f->kswapd_rate;
-                        d->reclaim_peak = f->kswapd_peak;
                         d->direct = f->direct_rate;
                 }
         }
@@ -187,6 +233,8 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
         if (d->reason == WSF_KEEP)
                 return;
         d->wsf_new = v;
+        if (v > st->current)
+                st->last_raise = f->time;
         st->current = v;
         st->last_change = f->time;
         if (cfg->writes)
@@ -276,7 +324,7 @@ void policy_decide(struct policy_state *st, const struct policy_config *cfg,
         /* A value inherited above the baseline (from a previous instance) is
          * held for a calm period, as if just set: we do not know its history. */
         if (st->last_change == -INFINITY && st->current != st->baseline)
-                st->last_change = f->time;
+                st->last_change = st->last_raise = f->time;
         if (f->wsf != st->kernel_seen) {
                 /* Somebody else wrote the sysctl: theirs is the new baseline. */
                 d->reason = WSF_ADOPT;

@@ -46,12 +46,12 @@ static void why(char *buf, size_t size, const struct decision *d)
         format_rate(direct, sizeof(direct), d->direct);
         switch (d->reason) {
         case WSF_RAISE_FORECAST:
-                snprintf(buf, size, "free pages on node%d %s cross low in %s; drain %s, kswapd %s (best %s)",
-                         d->node, d->zone, low, drain, ksw, peak);
+                snprintf(buf, size, "free pages on node%d %s cross low in %s; drain %s, kswapd %s (best %s); gap for %.3g s of it",
+                         d->node, d->zone, low, drain, ksw, peak, d->cover);
                 break;
         case WSF_RAISE_STALL:
-                snprintf(buf, size, "%llu stalls in the last interval; direct reclaim %s, kswapd %s",
-                         (unsigned long long)d->stalls, direct, ksw);
+                snprintf(buf, size, "%llu stalls in the last interval; direct reclaim %s, kswapd %s; gap for %.3g s of it",
+                         (unsigned long long)d->stalls, direct, ksw, d->cover);
                 break;
         case WSF_LOWER_CALM:
                 snprintf(buf, size, "calm: no stall and free memory not falling");
@@ -97,6 +97,8 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
                 field(fl, &n, "DRAIN_PAGES_PER_SEC", 0, d->drain);
         }
         field(fl, &n, "RECLAIM_PAGES_PER_SEC", 0, d->reclaim);
+        if (d->wsf_new > d->wsf_old)
+                field(fl, &n, "COVER_SECONDS", 3, d->cover);
         field(fl, &n, "STALLS", 0, (double)d->stalls);
         const char *id = d->reason == WSF_ADOPT ? MSGID_ADOPT :
                          d->wsf_new > d->wsf_old ? MSGID_RAISE : MSGID_LOWER;

@@ -119,10 +119,35 @@ static void high_order_exhaustion(void **state)
         forecast_free(&f);
 }
 
+/* The drain's age: since the latest sample at the window's highest; a fall
+ * that spans the window is "long" (INFINITY); rising free pages have age 0. */
+static void drain_age(void **state)
+{
+        (void)state;
+        static const struct { uint64_t fp[6]; double age; } cases[] = {
+                { { 500000, 500000, 500000, 500000, 400000, 300000 }, 2 },
+                { { 500000, 510000, 500000, 490000, 480000, 470000 }, 4 },
+                { { 600000, 500000, 400000, 300000, 200000, 100000 }, INFINITY },
+                { { 100000, 200000, 300000, 400000, 500000, 600000 }, 0 },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct window w;
+                struct forecast f = { 0 };
+                run(&w, &f, 0.6, cases[i].fp, 6, NULL);
+                if (isinf(cases[i].age))
+                        assert_true(isinf(f.zones[0].drain_age));
+                else
+                        assert_float_equal(f.zones[0].drain_age, cases[i].age, 1e-9);
+                window_free(&w);
+                forecast_free(&f);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(steady_fall_crossing_times),
+                cmocka_unit_test(drain_age),
                 cmocka_unit_test(two_points_are_no_trend),
                 cmocka_unit_test(rising_never_crosses),
                 cmocka_unit_test(below_low_is_now),

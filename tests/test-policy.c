@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "sim.h"
+#include "util.h"
 
 #define MANAGED 6000000
 #define WMIN 16000
@@ -93,32 +94,56 @@ static void kswapd_keeping_up_means_no_raise(void **state)
         sim_free(&s);
 }
 
-/* Free memory rising, no stalls: the excess over the baseline is halved once
- * per calm period (30 s) and never in between. */
+/* Free memory rising, no stalls, nothing raised for a calm period: the
+ * excess over the baseline is halved at once, then every calm_period / 8
+ * (3.75 s, so every 4th one-second sample) until it is gone. */
 static void rising_free_decays(void **state)
 {
         (void)state;
         struct sim s;
         sim_init(&s, 10);
         s.st.current = s.st.kernel_seen = s.kernel_wsf = 500;
-        s.st.last_change = -1000;       /* set long ago */
+        s.st.last_change = s.st.last_raise = -1000;     /* set long ago */
         struct decision d;
-        long seen[4];
-        int n = 0;
+        static const long want[] = { 255, 132, 71, 40, 25, 17, 13, 10 };
+        size_t n = 0;
         for (int t = 0; t <= 70; t++) {
                 struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN,
                                         .free_pages = 1000000 + 1000 * (uint64_t)t };
                 if (sim_step(&s, t, &z, 1, NULL, PLENTY, &d) && d.reason != WSF_KEEP) {
                         assert_int_equal(d.reason, WSF_LOWER_CALM);
-                        assert_true(n < 4);
-                        seen[n++] = d.wsf_new;
-                        assert_true(t == 1 || t == 31 || t == 61);
+                        assert_true(n < ARRAY_SIZE(want));
+                        assert_int_equal(t, 1 + 4 * (int)n);
+                        assert_int_equal(d.wsf_new, want[n]);
+                        n++;
                 }
         }
-        assert_int_equal(n, 3);
-        assert_int_equal(seen[0], 255);
-        assert_int_equal(seen[1], 132);
-        assert_int_equal(seen[2], 71);
+        assert_int_equal(n, ARRAY_SIZE(want));
+        sim_free(&s);
+}
+
+/* A raise is held for a whole calm period before the first lowering, even
+ * though lowering steps are shorter than that. */
+static void raise_held_for_calm_period(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        int raised_at = -1, lowered_at = -1;
+        for (int t = 0; t <= 60 && lowered_at < 0; t++) {
+                /* falls 20000 pages/s until t = 12, then recovers */
+                uint64_t free = t <= 12 ? 440000 - 20000 * (uint64_t)t : 200000 + 30000 * (uint64_t)(t - 12);
+                struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = free };
+                if (sim_step(&s, t, &z, 1, NULL, PLENTY, &d) && d.reason != WSF_KEEP) {
+                        if (d.reason == WSF_RAISE_FORECAST && raised_at < 0)
+                                raised_at = t;
+                        else if (d.reason == WSF_LOWER_CALM)
+                                lowered_at = t;
+                }
+        }
+        assert_int_equal(raised_at, 11);
+        assert_true(lowered_at >= raised_at + 30);
         sim_free(&s);
 }
 
@@ -130,7 +155,7 @@ static void decay_reaches_baseline(void **state)
         sim_init(&s, 10);
         s.cfg.calm_period = 1;
         s.st.current = s.st.kernel_seen = s.kernel_wsf = 14;
-        s.st.last_change = -1000;
+        s.st.last_change = s.st.last_raise = -1000;
         struct decision d;
         for (int t = 0; t <= 10; t++) {
                 struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = 1000000 };
@@ -357,7 +382,8 @@ static void inherited_value_held(void **state)
 }
 
 /* Stalls in the last interval raise by half at least, even without a
- * forecast crossing; direct reclaim raises enough to cover it. */
+ * forecast crossing; direct reclaim raises enough to cover it for as long as
+ * the drain has lasted (here: since before the window, so the horizon). */
 static void stalls_push_up(void **state)
 {
         (void)state;
@@ -369,17 +395,21 @@ static void stalls_push_up(void **state)
         struct vmstat vm = { 0 };
         sim_step(&s, 0, &z, 1, &vm, PLENTY, &d);
         vm.allocstall = 5;
+        z.free_pages -= 1000;
         sim_step(&s, 1, &z, 1, &vm, PLENTY, &d);
         assert_int_equal(d.reason, WSF_RAISE_STALL);
         assert_int_equal(d.wsf_new, 150);
         assert_int_equal(d.stalls, 5);
         /* 30000 pages/s of direct reclaim for 10 s: ceil(300000 * 1e4 / 6e6) = 500 */
         vm.pgsteal_direct = 30000;
+        z.free_pages -= 1000;
         sim_step(&s, 2, &z, 1, &vm, PLENTY, &d);
         assert_int_equal(d.reason, WSF_RAISE_STALL);
         assert_int_equal(d.wsf_new, 500);
+        assert_float_equal(d.cover, 10, 1e-9);
         /* no lowering within the calm period after the stall */
         for (int t = 3; t < 32; t++) {
+                z.free_pages += 1000;
                 sim_step(&s, t, &z, 1, &vm, PLENTY, &d);
                 assert_int_equal(d.reason, WSF_KEEP);
         }
@@ -437,6 +467,63 @@ static void kernel_limit_probed(void **state)
         sim_free(&s);
 }
 
+/* kswapd reclaimed 100000 pages/s in one interval at t = 1, long out of
+ * the window when a drain of 30000 pages/s heads for low at t = 20..31:
+ * its remembered capacity (decayed by 2^(-age/600)) covers the drain, so
+ * the crossing is left to kswapd. A daemon that never saw kswapd work
+ * raises for the same drain. */
+static int first_raise(bool saw_kswapd)
+{
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        uint64_t steal = 0;
+        int raised_at = -1;
+        for (int t = 0; t <= 31 && raised_at < 0; t++) {
+                steal += saw_kswapd && t == 1 ? 100000 : 0;
+                struct vmstat vm = { .pgsteal_kswapd = steal };
+                uint64_t free = t < 20 ? 500000 : 500000 - 30000 * (uint64_t)(t - 20);
+                struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = free };
+                if (sim_step(&s, t, &z, 1, &vm, PLENTY, &d) && d.reason != WSF_KEEP)
+                        raised_at = t;
+        }
+        if (saw_kswapd)
+                assert_float_equal(s.st.kswapd_capacity, 100000, 1e-6);
+        sim_free(&s);
+        return raised_at;
+}
+
+static void capacity_remembered_beyond_window(void **state)
+{
+        (void)state;
+        assert_int_equal(first_raise(true), -1);
+        assert_true(first_raise(false) > 20);
+}
+
+/* Free pages flat at 1000000, then a burst takes 150000 pages/s from t = 10 with
+ * kswapd idle: the first raise covers the shortfall for as long as the
+ * burst has lasted (at least an interval), not for the whole horizon. */
+static void burst_sized_by_drain_age(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d = { 0 };
+        int t;
+        for (t = 0; t <= 20; t++) {
+                uint64_t free = t <= 9 ? 1000000 : 1000000 - 150000 * (uint64_t)(t - 9);
+                struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = free };
+                if (sim_step(&s, t, &z, 1, NULL, PLENTY, &d) && d.reason != WSF_KEEP)
+                        break;
+        }
+        assert_int_equal(d.reason, WSF_RAISE_FORECAST);
+        assert_float_equal(d.cover, t - 9, 1e-9);
+        assert_true(d.cover < s.cfg.horizon);
+        assert_int_equal(d.wsf_new, wsf_for_gap(d.drain * d.cover, MANAGED));
+        assert_true(d.wsf_new < wsf_for_gap(d.drain * s.cfg.horizon, MANAGED));
+        sim_free(&s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -444,6 +531,9 @@ int main(void)
                 cmocka_unit_test(reclaim_capacity_reduces_the_gap),
                 cmocka_unit_test(kswapd_keeping_up_means_no_raise),
                 cmocka_unit_test(rising_free_decays),
+                cmocka_unit_test(raise_held_for_calm_period),
+                cmocka_unit_test(capacity_remembered_beyond_window),
+                cmocka_unit_test(burst_sized_by_drain_age),
                 cmocka_unit_test(decay_reaches_baseline),
                 cmocka_unit_test(noisy_flat_no_action),
                 cmocka_unit_test(shrinking_blocks_compact),
