@@ -25,15 +25,38 @@ void format_secs(char *buf, size_t size, double secs)
                 snprintf(buf, size, "%.1f s", secs);
 }
 
-/* A numeric journal field with `decimals` digits after the point. */
-static void field(struct log_field *f, size_t *n, const char *name, int decimals, double v)
+/* The journal fields of one event. Bounded: a field past the capacity is
+ * dropped rather than written past the end. */
+struct fields {
+        struct log_field f[16];
+        size_t n;
+};
+
+static struct log_field *field_add(struct fields *fs, const char *name)
 {
-        f[*n].name = name;
+        if (fs->n == ARRAY_SIZE(fs->f))
+                return NULL;
+        fs->f[fs->n].name = name;
+        return &fs->f[fs->n++];
+}
+
+/* A numeric field with `decimals` digits after the point. */
+static void field(struct fields *fs, const char *name, int decimals, double v)
+{
+        struct log_field *f = field_add(fs, name);
+        if (!f)
+                return;
         if (isinf(v))
-                snprintf(f[*n].value, sizeof(f[*n].value), "inf");
+                snprintf(f->value, sizeof(f->value), "inf");
         else
-                snprintf(f[*n].value, sizeof(f[*n].value), "%.*f", decimals, v);
-        (*n)++;
+                snprintf(f->value, sizeof(f->value), "%.*f", decimals, v);
+}
+
+static void field_str(struct fields *fs, const char *name, const char *v)
+{
+        struct log_field *f = field_add(fs, name);
+        if (f)
+                snprintf(f->value, sizeof(f->value), "%s", v);
 }
 
 static void why(char *buf, size_t size, const struct decision *d)
@@ -79,33 +102,29 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
         snprintf(msg, sizeof(msg), "%s%s vm.watermark_scale_factor %ld -> %ld: %s",
                  acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new, reason);
 
-        struct log_field fl[12];
-        size_t n = 0;
-        field(fl, &n, "WSF_OLD", 0, (double)d->wsf_old);
-        field(fl, &n, "WSF_NEW", 0, (double)d->wsf_new);
-        field(fl, &n, "WSF_CEILING", 0, (double)d->ceiling);
-        fl[n].name = "REASON";
-        snprintf(fl[n++].value, sizeof(fl[0].value), "%s", wsf_reason_str(d->reason));
-        fl[n].name = "ACTING";
-        snprintf(fl[n++].value, sizeof(fl[0].value), "%d", acting);
+        struct fields fs = { .n = 0 };
+        field(&fs, "WSF_OLD", 0, (double)d->wsf_old);
+        field(&fs, "WSF_NEW", 0, (double)d->wsf_new);
+        field(&fs, "WSF_CEILING", 0, (double)d->ceiling);
+        field_str(&fs, "REASON", wsf_reason_str(d->reason));
+        field(&fs, "ACTING", 0, acting);
         if (d->node >= 0) {
-                field(fl, &n, "NODE", 0, d->node);
-                fl[n].name = "ZONE";
-                snprintf(fl[n++].value, sizeof(fl[0].value), "%s", d->zone);
-                field(fl, &n, "SECONDS_TO_LOW", 3, d->secs_to_low);
-                field(fl, &n, "SECONDS_TO_MIN", 3, d->secs_to_min);
-                field(fl, &n, "DRAIN_PAGES_PER_SEC", 0, d->drain);
+                field(&fs, "NODE", 0, d->node);
+                field_str(&fs, "ZONE", d->zone);
+                field(&fs, "SECONDS_TO_LOW", 3, d->secs_to_low);
+                field(&fs, "SECONDS_TO_MIN", 3, d->secs_to_min);
+                field(&fs, "DRAIN_PAGES_PER_SEC", 0, d->drain);
         }
-        field(fl, &n, "RECLAIM_PAGES_PER_SEC", 0, d->reclaim);
+        field(&fs, "RECLAIM_PAGES_PER_SEC", 0, d->reclaim);
         if (d->wsf_new > d->wsf_old)
-                field(fl, &n, "COVER_SECONDS", 3, d->cover);
-        field(fl, &n, "STALLS", 0, (double)d->stalls);
+                field(&fs, "COVER_SECONDS", 3, d->cover);
+        field(&fs, "STALLS", 0, (double)d->stalls);
         const char *id = d->reason == WSF_ADOPT ? MSGID_ADOPT :
                          d->wsf_new > d->wsf_old ? MSGID_RAISE : MSGID_LOWER;
         int prio = d->reason == WSF_RAISE_STALL || d->reason == WSF_LOWER_GUARD ? LOG_NOTICE : LOG_INFO;
         if (d->reason == WSF_ADOPT)
                 prio = LOG_NOTICE;
-        log_event(l, prio, id, msg, fl, n);
+        log_event(l, prio, id, msg, fs.f, fs.n);
 }
 
 void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
@@ -118,14 +137,13 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
                  acting ? "" : "would ", all_nodes ? "all nodes, asked for node" : "node", c->node,
                  c->order, secs, c->free_at_order, c->order, c->extfrag * 100,
                  err ? ": failed: " : "", err ? strerror(-err) : "");
-        struct log_field fl[6];
-        size_t n = 0;
-        field(fl, &n, "NODE", 0, c->node);
-        field(fl, &n, "ORDER", 0, c->order);
-        field(fl, &n, "SECONDS_TO_EXHAUST", 3, c->secs_to_exhaust);
-        field(fl, &n, "EXTFRAG_PERCENT", 1, c->extfrag * 100);
-        field(fl, &n, "COMPACT_SECONDS", 3, seconds);
-        log_event(l, err ? LOG_WARNING : LOG_INFO, MSGID_COMPACT, msg, fl, n);
+        struct fields fs = { .n = 0 };
+        field(&fs, "NODE", 0, c->node);
+        field(&fs, "ORDER", 0, c->order);
+        field(&fs, "SECONDS_TO_EXHAUST", 3, c->secs_to_exhaust);
+        field(&fs, "EXTFRAG_PERCENT", 1, c->extfrag * 100);
+        field(&fs, "COMPACT_SECONDS", 3, seconds);
+        log_event(l, err ? LOG_WARNING : LOG_INFO, MSGID_COMPACT, msg, fs.f, fs.n);
 }
 
 void report_backoff(const struct logger *l, const struct compact_backoff *b)
@@ -134,11 +152,10 @@ void report_backoff(const struct logger *l, const struct compact_backoff *b)
         snprintf(msg, sizeof(msg),
                  "compaction of node%d did not help order %u (%.0f -> %.0f pages in blocks >= order %u); next try in %.0f s",
                  b->node, b->order, b->before, b->after, b->order, b->retry_in);
-        struct log_field fl[5];
-        size_t n = 0;
-        field(fl, &n, "NODE", 0, b->node);
-        field(fl, &n, "ORDER", 0, b->order);
-        field(fl, &n, "DEFER_SHIFT", 0, b->defer_shift);
-        field(fl, &n, "RETRY_SECONDS", 1, b->retry_in);
-        log_event(l, LOG_NOTICE, MSGID_BACKOFF, msg, fl, n);
+        struct fields fs = { .n = 0 };
+        field(&fs, "NODE", 0, b->node);
+        field(&fs, "ORDER", 0, b->order);
+        field(&fs, "DEFER_SHIFT", 0, b->defer_shift);
+        field(&fs, "RETRY_SECONDS", 1, b->retry_in);
+        log_event(l, LOG_NOTICE, MSGID_BACKOFF, msg, fs.f, fs.n);
 }

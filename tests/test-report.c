@@ -1,0 +1,89 @@
+/* report: every kind of decision becomes one readable line (stderr here, as
+ * without journald) built with all its journal fields; run under ASan, this
+ * also checks that the fields fit (a raise once overflowed them). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "report.h"
+
+/* Runs fn with stderr sent to a temporary file; returns what it wrote. */
+static void capture(void (*fn)(const struct logger *), char *out, size_t size)
+{
+        FILE *tmp = tmpfile();
+        assert_non_null(tmp);
+        fflush(stderr);
+        int saved = dup(STDERR_FILENO);
+        assert_true(saved >= 0);
+        assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
+        struct logger l = { .level = LOG_DEBUG, .journal = false };
+        fn(&l);
+        fflush(stderr);
+        assert_true(dup2(saved, STDERR_FILENO) >= 0);
+        close(saved);
+        rewind(tmp);
+        size_t n = fread(out, 1, size - 1, tmp);
+        out[n] = '\0';
+        fclose(tmp);
+}
+
+static void raise_by_forecast(const struct logger *l)
+{
+        struct decision d = {
+                .reason = WSF_RAISE_FORECAST, .wsf_old = 10, .wsf_new = 596, .ceiling = 1000,
+                .node = 0, .zone = "Normal", .secs_to_low = 6.4, .secs_to_min = 7.1,
+                .drain = 89286, .reclaim = 0, .reclaim_peak = 1000, .cover = 4, .stalls = 0,
+        };
+        report_wsf(l, &d, true);
+}
+
+static void raise_by_stall(const struct logger *l)
+{
+        struct decision d = {
+                .reason = WSF_RAISE_STALL, .wsf_old = 10, .wsf_new = 71, .ceiling = 1000,
+                .node = -1, .direct = 43000, .reclaim = 600000, .cover = 1, .stalls = 65,
+        };
+        report_wsf(l, &d, false);
+}
+
+static void compact_and_backoff(const struct logger *l)
+{
+        struct compact_order c = { .node = 1, .order = 9, .secs_to_exhaust = 3.5,
+                                   .free_at_order = 4096, .extfrag = 0.8 };
+        report_compact(l, &c, true, false, 0.25, 0);
+        struct compact_backoff b = { .node = 1, .order = 9, .defer_shift = 2, .before = 4096,
+                                     .after = 4096, .retry_in = 4 };
+        report_backoff(l, &b);
+}
+
+static void lines(void **state)
+{
+        (void)state;
+        char out[4096];
+        capture(raise_by_forecast, out, sizeof(out));
+        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 596: free pages on node0 Normal cross low in 6.4 s"));
+        assert_non_null(strstr(out, "gap for 4 s of it"));
+        capture(raise_by_stall, out, sizeof(out));
+        assert_non_null(strstr(out, "would raise vm.watermark_scale_factor 10 -> 71: 65 stalls in the last interval"));
+        assert_non_null(strstr(out, "gap for 1 s of it"));
+        capture(compact_and_backoff, out, sizeof(out));
+        assert_non_null(strstr(out, "compact node1: order-9 blocks run out in 3.5 s"));
+        assert_non_null(strchr(strstr(out, "compact node1") , '\n'));
+        assert_int_equal(strchr(out, '\n') != strrchr(out, '\n'), 1);     /* two lines */
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(lines),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
