@@ -26,3 +26,6 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
 
 /* compaction_max_order "auto": the THP order, or the highest order minus one. */
 unsigned resolve_max_order(const char *root, int configured, unsigned nr_orders);
+
+/* Size of a transparent huge page in bytes; 0 when the kernel has none. */
+long thp_pmd_size(const char *root);
