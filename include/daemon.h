@@ -15,6 +15,7 @@ struct daemon_options {
         /* command-line overrides, re-applied after every reload */
         bool force_dry_run, force_debug;
         double interval_override;       /* 0: none */
+        const char *record_override;    /* --record FILE; NULL: none */
 };
 
 /* Apply the command-line overrides to a configuration read from the file

@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "forecast.h"
 #include "policy.h"
+#include "record.h"
 #include "report.h"
 #include "sample.h"
 #include "util.h"
@@ -39,6 +40,7 @@ struct daemon {
         char status[256];       /* last STATUS= sent to the service manager */
         unsigned read_failures;
         sd_event_source *timer;
+        struct recorder *rec;   /* record = FILE, NULL when not recording */
 };
 
 static double now_mono(void)
@@ -159,6 +161,31 @@ static void act(struct daemon *d, struct decision *dec)
         notify_status(d, dec);
 }
 
+/* record = FILE: a trace of the samples and decisions, for replay. */
+static int record_start(struct daemon *d)
+{
+        char err[4200];
+        if (!d->cfg.record[0])
+                return 0;
+        int r = recorder_open(&d->rec, d->cfg.record, d->opt->root, "daemon", d->cfg.interval,
+                              err, sizeof(err));
+        if (r < 0)
+                log_msg(d->log, LOG_ERR, "record: %s", err);
+        else
+                log_msg(d->log, LOG_INFO, "recording a trace to %s", d->cfg.record);
+        return r;
+}
+
+/* A failed write stops the recording, not the daemon. */
+static void record_check(struct daemon *d, int r)
+{
+        if (r >= 0)
+                return;
+        log_msg(d->log, LOG_ERR, "stopped recording to %s: %s", recorder_path(d->rec), strerror(-r));
+        recorder_close(d->rec);
+        d->rec = NULL;
+}
+
 static void sample_failed(struct daemon *d, int r)
 {
         /* Rate-limited: the first failure, then one line a minute. */
@@ -183,6 +210,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
                 log_msg(d->log, LOG_INFO, "sampling works again after %u failures", d->read_failures);
                 d->read_failures = 0;
         }
+        if (d->rec)
+                record_check(d, recorder_sample(d->rec, &d->sample));
         /* Resolved once (and on reload, and when the layout changes): it
          * reads a sysfs file. */
         if (d->max_order == 0 || d->max_order_for != d->sample.nr_orders) {
@@ -207,6 +236,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
         }
         if (r == 1)
                 act(d, &dec);
+        if (r == 1 && d->rec)
+                record_check(d, recorder_decision(d->rec, d->sample.time, &dec, acting(d)));
         return 0;
 }
 
@@ -218,6 +249,8 @@ void daemon_apply_overrides(const struct daemon_options *opt, struct config *c)
                 c->log_level = LOG_DEBUG;
         if (opt->interval_override > 0)
                 c->interval = opt->interval_override;
+        if (opt->record_override)
+                snprintf(c->record, sizeof(c->record), "%s", opt->record_override);
 }
 
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -235,8 +268,16 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
                 daemon_apply_overrides(d->opt, &c);
                 if (c.window != d->cfg.window && engine_resize(&d->engine, c.window) < 0)
                         c.window = d->cfg.window;
-                bool was_acting = acting(d);
+                bool was_acting = acting(d), record_changed = strcmp(c.record, d->cfg.record) != 0;
                 d->cfg = c;
+                if (record_changed) {
+                        int e = recorder_close(d->rec);
+                        if (e < 0)
+                                log_msg(d->log, LOG_ERR, "the trace recorded so far may be incomplete: %s",
+                                        strerror(-e));
+                        d->rec = NULL;
+                        record_start(d);
+                }
                 d->max_order = 0;
                 d->log->level = c.log_level;
                 if (was_acting && !acting(d))
@@ -358,6 +399,8 @@ static int start(struct daemon *d, sd_event *e)
         d->engine.policy.current = d->engine.policy.kernel_seen = boot;
         d->baseline_known = true;
         report_kernel(d, d->engine.policy.baseline);
+        if ((r = record_start(d)) < 0)
+                return r;
         if (!d->cfg.dry_run && (r = actuate_probe(d->opt->root, boot)) < 0) {
                 if (!actuate_denied(r)) {
                         log_msg(d->log, LOG_ERR, "cannot write %s: %s", WSF_PATH, strerror(-r));
@@ -401,6 +444,9 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
         sd_event_source_unref(d.timer);
         sd_event_unref(e);
         engine_free(&d.engine);
+        int rc = recorder_close(d.rec);
+        if (rc < 0)
+                log_msg(log, LOG_ERR, "the trace may be incomplete: %s", strerror(-rc));
         sample_free(&d.sample);
         sample_reader_free(d.reader);
         if (d.lock_fd >= 0)

@@ -1,0 +1,92 @@
+#!/bin/bash
+# record and replay from the command line, without root: broken traces are
+# refused with FILE:LINE and exit 1; record writes complete, replayable
+# traces, stops on --duration and SIGINT, and fails clearly when it cannot
+# write; the daemon records in --dry-run; replay's CSV has its columns.
+set -euo pipefail
+bin=$1 src=$2
+tmp=$(mktemp -d)
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+conf=$src/conf/memoptimizer.conf
+
+# --- broken traces: FILE:LINE: what is wrong, exit 1 --------------------
+expect_refused() {      # fixture, line, message
+        local f=$src/tests/traces/broken/$1 status=0
+        "$bin" replay "$f" -c "$conf" > "$tmp/out" 2> "$tmp/err" || status=$?
+        [ "$status" -eq 1 ] || bad "$1: exit status $status, not 1"
+        grep -qF "memoptimizer replay: $f:$2: $3" "$tmp/err" ||
+                bad "$1: expected '$f:$2: $3', got: $(cat "$tmp/err")"
+}
+expect_refused truncated.jsonl 3 "the last line is cut short"
+expect_refused out-of-order.jsonl 3 "sample time 9157.587969 is not after the previous sample's 9157.788039"
+expect_refused wrong-version.jsonl 1 "trace format version 2; this memoptimizer reads version 1"
+expect_refused malformed.jsonl 3 "incomplete JSON object"
+expect_refused bad-value.jsonl 3 '"nr_free[3] of zone DMA32" is out of range'
+expect_refused orphan-decision.jsonl 2 "a decision that does not follow a sample"
+expect_refused not-a-trace.jsonl 1 "invalid JSON"
+expect_refused empty.jsonl 1 "empty: not a memoptimizer trace"
+status=0; "$bin" replay "$tmp/none.jsonl" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "none.jsonl: No such file" "$tmp/err" || bad "missing trace: $status $(cat "$tmp/err")"
+status=0; "$bin" replay 2> /dev/null || status=$?
+[ "$status" -eq 1 ] || bad "replay without a trace exits $status"
+
+# --- record: --duration, complete lines, replayable ---------------------
+"$bin" record -o "$tmp/d.jsonl" --interval 100ms --duration 1s 2> "$tmp/err" || bad "record --duration failed: $(cat "$tmp/err")"
+n=$(grep -c '"type":"sample"' "$tmp/d.jsonl" || true)
+[ "$n" -ge 9 ] && [ "$n" -le 11 ] || bad "record --interval 100ms --duration 1s wrote $n samples"
+head -1 "$tmp/d.jsonl" | grep -q '"type":"header","format":"memoptimizer-trace","version":1' || bad "no header line"
+"$bin" replay "$tmp/d.jsonl" -c "$conf" > "$tmp/out" || bad "replay of a fresh trace failed"
+grep -q "^summary: $n samples" "$tmp/out" || bad "replay summary: $(cat "$tmp/out")"
+
+# SIGINT between samples: exit 0, the last line complete
+"$bin" record -o "$tmp/i.jsonl" --interval 100ms 2> /dev/null & pid=$!
+sleep 0.7; kill -INT "$pid"; status=0; wait "$pid" || status=$?; pid=
+[ "$status" -eq 0 ] || bad "record exits $status on SIGINT"
+[ "$(tail -c 1 "$tmp/i.jsonl" | od -An -c | tr -d ' ')" = '\n' ] || bad "last line after SIGINT is not complete"
+"$bin" replay "$tmp/i.jsonl" -c "$conf" > /dev/null || bad "the trace stopped by SIGINT does not replay"
+
+# stdout by default; unwritable output: a message and exit 1
+"$bin" record --duration 200ms > "$tmp/stdout" 2> /dev/null && head -1 "$tmp/stdout" | grep -q '"type":"header"' || bad "record to stdout"
+status=0; "$bin" record -o "$tmp/no/such/dir" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "cannot write $tmp/no/such/dir: No such file or directory" "$tmp/err" ||
+        bad "unwritable -o: exit $status, $(cat "$tmp/err")"
+if [ -w /dev/full ]; then
+        status=0; "$bin" record -o /dev/full --duration 1s 2> "$tmp/err" || status=$?
+        [ "$status" -ne 0 ] && grep -q "No space left on device" "$tmp/err" || bad "/dev/full: exit $status"
+fi
+for arg in "--interval 5" "--duration 0s" "--bogus"; do
+        status=0; "$bin" record $arg 2> /dev/null || status=$?
+        [ "$status" -eq 1 ] || bad "record $arg exits $status"
+done
+
+# --- the daemon records in --dry-run ------------------------------------
+printf 'interval = 100ms\nwindow = 3\n' > "$tmp/conf"
+RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run --record "$tmp/daemon.jsonl" 2> "$tmp/log" & pid=$!
+sleep 1; kill -TERM "$pid"; status=0; wait "$pid" || status=$?; pid=
+[ "$status" -eq 0 ] || bad "daemon with --record exits $status"
+grep -q '"source":"daemon"' "$tmp/daemon.jsonl" || bad "daemon trace header"
+"$bin" replay "$tmp/daemon.jsonl" -c "$tmp/conf" > "$tmp/out" || bad "daemon trace does not replay"
+grep -q "recorded decisions: " "$tmp/out" || bad "no comparison with the recorded decisions"
+printf 'record = relative.jsonl\n' > "$tmp/rel"
+status=0; "$bin" --check-config -c "$tmp/rel" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "$tmp/rel:1: invalid value 'relative.jsonl' for record" "$tmp/err" ||
+        bad "relative record path: $status $(cat "$tmp/err")"
+status=0; RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --record "$tmp/no/dir/t" 2> "$tmp/err" || status=$?
+[ "$status" -eq 2 ] && grep -q "record: cannot write $tmp/no/dir/t" "$tmp/err" || bad "daemon, unwritable record: $status"
+
+# --- CSV: a header and one row per sample, the report on stderr ----------
+"$bin" replay "$tmp/d.jsonl" -c "$conf" --csv > "$tmp/csv" 2> "$tmp/report"
+head -1 "$tmp/csv" | grep -qx 't,wsf,wsf_recorded,decision,compactions,free_pages,low_pages,secs_to_low,allocstall,compact_stall' ||
+        bad "CSV header: $(head -1 "$tmp/csv")"
+[ "$(($(wc -l < "$tmp/csv") - 1))" -eq "$n" ] || bad "CSV rows: $(wc -l < "$tmp/csv") for $n samples"
+awk -F, 'NR > 1 && NF != 10 { exit 1 }' "$tmp/csv" || bad "CSV rows without 10 columns"
+grep -q '^summary:' "$tmp/report" || bad "with --csv the report is not on stderr"
+# the same trace through standard input
+"$bin" replay - -c "$conf" < "$tmp/d.jsonl" | grep -q "^summary: $n samples" || bad "replay from stdin"
+
+[ "$fail" -eq 0 ] && echo "PASS"
+exit "$fail"
