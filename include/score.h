@@ -27,9 +27,12 @@ struct score_series {
 
 struct score_event {
         enum score_kind kind;
+        int node;
+        char name[ZONE_NAME_MAX];
         double t;               /* interpolated time of the crossing */
         bool seen;
         double lead, error;     /* seconds; when seen */
+        double predicted;       /* the time the first warning gave */
 };
 
 struct score_raise {

@@ -43,7 +43,7 @@ struct replay {
         struct score score;
         uint64_t prev_allocstall, prev_compact_stall;
         /* the summary */
-        size_t raises, lowers, adopts, compactions, backoffs, foreign;
+        size_t raises, lowers, adopts, compactions, backoffs;
         size_t rec_decisions, rec_raises, rec_lowers, rec_compactions;
         size_t acted, same, differ;
         long max_diff, wsf_max;
@@ -229,7 +229,6 @@ static int on_sample(struct replay *rp, struct sample *s)
                         fprintf(rp->out, "%+8.1f s  vm.watermark_scale_factor set to %ld by another process (recorded)\n",
                                 s->time - rp->t0, s->wsf);
                         rp->sim_wsf = s->wsf;
-                        rp->foreign++;
                 }
         }
         long recorded = s->wsf;
@@ -287,7 +286,7 @@ static void print_summary(struct replay *rp)
                 rp->samples, span, rp->header.source, rp->header.program, rp->header.kernel,
                 rp->header.started, rp->header.interval);
         fprintf(o, "  replayed decisions: %zu raises, %zu lowers, %zu compactions, %zu compaction back-offs, %zu adoptions of another process's value\n",
-                rp->raises, rp->lowers, rp->compactions, rp->backoffs, rp->adopts + rp->foreign);
+                rp->raises, rp->lowers, rp->compactions, rp->backoffs, rp->adopts);
         fprintf(o, "  scale factor: baseline %ld, highest %ld at %+.1f s, %ld at the end; above the baseline for %.1f of %.1f s\n",
                 rp->engine.policy.baseline, rp->wsf_max, rp->wsf_max_t - rp->t0, rp->sim_wsf, rp->above, span);
         fprintf(o, "  scale factor over time: %s\n", rp->changes);
@@ -322,6 +321,19 @@ static void print_score(struct replay *rp)
         }
         fprintf(o, "  false alarms: %zu of %zu forecast raises (%zu not judged: the trace ends within the horizon)\n",
                 m.false_alarms, m.raises, m.unjudged);
+        for (size_t i = 0; i < rp->score.nr_events; i++) {
+                const struct score_event *e = &rp->score.events[i];
+                char what[64], seen[96] = "missed";
+                if (e->kind == SCORE_ORDER)
+                        snprintf(what, sizeof(what), "node%d ran out of order-%u blocks", e->node, rp->max_order);
+                else
+                        snprintf(what, sizeof(what), "node%d %s fell below %s", e->node, e->name,
+                                 e->kind == SCORE_LOW ? "low" : "min");
+                if (e->seen)
+                        snprintf(seen, sizeof(seen), "seen %.1f s ahead, predicted at %+.1f s (error %.1f s)",
+                                 e->lead, e->predicted - rp->t0, e->error);
+                fprintf(o, "%+8.1f s  %s: %s\n", e->t - rp->t0, what, seen);
+        }
 }
 
 static void replay_usage(FILE *out)

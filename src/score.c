@@ -57,10 +57,12 @@ static int add_event(struct score *s, const struct score_series *x, double t)
         if (reserve((void **)&s->events, &s->events_cap, s->nr_events, sizeof(*s->events)) < 0)
                 return -ENOMEM;
         struct score_event *e = &s->events[s->nr_events++];
-        *e = (struct score_event){ .kind = x->kind, .t = t, .seen = x->warned };
+        *e = (struct score_event){ .kind = x->kind, .node = x->node, .t = t, .seen = x->warned };
+        memcpy(e->name, x->name, sizeof(e->name));
         if (e->seen) {
                 e->lead = t - x->warn_t;
                 e->error = fabs(x->warn_at - t);
+                e->predicted = x->warn_at;
         }
         return 0;
 }

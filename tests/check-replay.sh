@@ -31,6 +31,9 @@ expect_refused not-a-trace.jsonl 1 "invalid JSON"
 expect_refused empty.jsonl 1 "empty: not a memoptimizer trace"
 status=0; "$bin" replay "$tmp/none.jsonl" 2> "$tmp/err" || status=$?
 [ "$status" -eq 1 ] && grep -q "none.jsonl: No such file" "$tmp/err" || bad "missing trace: $status $(cat "$tmp/err")"
+head -1 "$src/tests/traces/broken/wrong-version.jsonl" | sed 's/"version":2/"version":1/' > "$tmp/header-only.jsonl"
+status=0; "$bin" replay "$tmp/header-only.jsonl" -c "$conf" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "header-only.jsonl: no samples in the trace" "$tmp/err" || bad "header only: $status $(cat "$tmp/err")"
 status=0; "$bin" replay 2> /dev/null || status=$?
 [ "$status" -eq 1 ] || bad "replay without a trace exits $status"
 
@@ -42,12 +45,29 @@ head -1 "$tmp/d.jsonl" | grep -q '"type":"header","format":"memoptimizer-trace",
 "$bin" replay "$tmp/d.jsonl" -c "$conf" > "$tmp/out" || bad "replay of a fresh trace failed"
 grep -q "^summary: $n samples" "$tmp/out" || bad "replay summary: $(cat "$tmp/out")"
 
-# SIGINT between samples: exit 0, the last line complete
-"$bin" record -o "$tmp/i.jsonl" --interval 100ms 2> /dev/null & pid=$!
-sleep 0.7; kill -INT "$pid"; status=0; wait "$pid" || status=$?; pid=
-[ "$status" -eq 0 ] || bad "record exits $status on SIGINT"
-[ "$(tail -c 1 "$tmp/i.jsonl" | od -An -c | tr -d ' ')" = '\n' ] || bad "last line after SIGINT is not complete"
-"$bin" replay "$tmp/i.jsonl" -c "$conf" > /dev/null || bad "the trace stopped by SIGINT does not replay"
+# without root: as nobody when we are root
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+        mkdir "$tmp/user" && chmod 777 "$tmp/user" && chmod 755 "$tmp"
+        setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all \
+                "$bin" record -o "$tmp/user/t.jsonl" --interval 100ms --duration 500ms 2> "$tmp/err" &&
+                "$bin" replay "$tmp/user/t.jsonl" -c "$conf" > /dev/null || bad "record as nobody: $(cat "$tmp/err")"
+fi
+
+# another process's change in the trace is adopted, as the daemon would
+awk 'NR > 6 { sub(/"wsf":10,/, "\"wsf\":50,") } { print }' "$tmp/d.jsonl" > "$tmp/foreign.jsonl"
+"$bin" replay "$tmp/foreign.jsonl" -c "$conf" > "$tmp/out" || bad "replay of a foreign change failed"
+grep -q "set to 50 by another process (recorded)" "$tmp/out" &&
+        grep -q "adopt vm.watermark_scale_factor 10 -> 50: another process set it" "$tmp/out" &&
+        grep -q "1 adoptions of another process's value" "$tmp/out" || bad "foreign change: $(cat "$tmp/out")"
+
+# SIGINT or SIGTERM: exit 0, the last line complete
+for sig in INT TERM; do
+        "$bin" record -o "$tmp/i.jsonl" --interval 100ms 2> /dev/null & pid=$!
+        sleep 0.7; kill -"$sig" "$pid"; status=0; wait "$pid" || status=$?; pid=
+        [ "$status" -eq 0 ] || bad "record exits $status on SIG$sig"
+        [ "$(tail -c 1 "$tmp/i.jsonl" | od -An -c | tr -d ' ')" = '\n' ] || bad "last line after SIG$sig is not complete"
+        "$bin" replay "$tmp/i.jsonl" -c "$conf" > /dev/null || bad "the trace stopped by SIG$sig does not replay"
+done
 
 # stdout by default; unwritable output: a message and exit 1
 "$bin" record --duration 200ms > "$tmp/stdout" 2> /dev/null && head -1 "$tmp/stdout" | grep -q '"type":"header"' || bad "record to stdout"

@@ -4,7 +4,8 @@
 # --dry-run recording samples and the decisions it would take. Nothing is
 # written to a sysctl; caches are dropped before each workload.
 #
-#   usage: tests/traces/make-traces.sh [NAME,...]   (as root; default: all)
+#   usage: tests/traces/make-traces.sh [NAME,...]   (as root; default: all;
+#          names: idle bursts bursts-250ms streaming accumulate fragmented)
 #
 # Needs root (frag reads physical addresses from /proc/self/pagemap, and
 # caches are dropped) and a build without sanitizers in build/ (BUILD=dir to
@@ -19,7 +20,7 @@ build=${BUILD:-$src/build}
 out=${OUT:-$src/tests/traces}
 bin=$build/src/memoptimizer thp=$build/bench/thp-alloc frag=$build/bench/frag
 work=/var/tmp/memoptimizer-traces
-names=${1:-idle,bursts,streaming,accumulate,fragmented}
+names=${1:-idle,bursts,bursts-250ms,streaming,accumulate,fragmented}
 pids=()
 
 cleanup() {
@@ -36,17 +37,20 @@ bg() { "$@" & pids+=($!); }
 settle() { sync; echo 3 > /proc/sys/vm/drop_caches; }
 cache() { dd if="$work/cache" of=/dev/null bs=4M count=$(($(size "$1") / 4)) status=none; }
 
-# Start the dry-run daemon recording to $out/$1.jsonl, give it a full window.
+# Start the dry-run daemon recording to $out/$1.jsonl (more daemon options
+# after the name), give it a full window.
 start() {
+        local name=$1
+        shift
         mkdir -p "$work/run"
         RUNTIME_DIRECTORY=$work/run "$bin" --dry-run --config "$src/conf/memoptimizer.conf" \
-                --record "$out/$1.jsonl" 2> "$work/$1.log" &
+                --record "$out/$name.jsonl" "$@" 2> "$work/$name.log" &
         daemon=$!
         pids+=("$daemon")
         sleep 10
 }
-stop() {
-        sleep 12
+stop() {        # name [seconds to go on recording]
+        sleep "${2:-12}"
         kill -TERM "$daemon"
         wait "$daemon"
         echo "== $1: $(grep -c '"type":"sample"' "$out/$1.jsonl") samples, $(grep -c '"type":"decision"' "$out/$1.jsonl") decisions"
@@ -62,16 +66,17 @@ for name in ${names//,/ }; do
         idle)
                 "$bin" record -o "$out/idle.jsonl" --duration 30s
                 ;;
-        bursts)         # bench/run --quick's bursts: 2 bursts of 2 x 0.25 RAM THP against a 0.55 RAM cache
+        bursts|bursts-250ms)    # bench/run --quick's bursts: 2 bursts of 2 x 0.25 RAM THP against a 0.55 RAM cache
                 settle; cache 0.55; sleep 3
-                start bursts
+                if [[ $name == bursts ]]; then start bursts; else start "$name" --interval 250ms; fi
                 for i in 1 2; do
                         bg "$thp" --size "$(size 0.25)M" --hold 300ms; a=$!
                         bg "$thp" --size "$(size 0.25)M" --hold 300ms; b=$!
                         wait "$a" "$b"
                         [ "$i" -eq 2 ] || cache 0.55
                 done
-                stop bursts
+                # at 250 ms, go on until the calm period (30 s) has passed
+                if [[ $name == bursts ]]; then stop bursts; else stop "$name" 40; fi
                 ;;
         streaming)      # 3 writers of 0.06 RAM and 0.30 RAM of 4 KiB anonymous memory over 3 s
                 settle; cache 0.55; sleep 3
@@ -100,7 +105,7 @@ for name in ${names//,/ }; do
         fragmented)     # one 4 KiB page kept per 2 MiB block of 0.85 RAM, then 0.50 RAM of THP demand
                 settle; sleep 3
                 start fragmented
-                coproc HOLDER { "$frag" fragment "$(size 0.85)M"; }
+                coproc HOLDER { exec "$frag" fragment "$(size 0.85)M"; }
                 pids+=("$HOLDER_PID")
                 read -r line <&"${HOLDER[0]}"
                 echo "frag: $line"
