@@ -76,7 +76,7 @@ for name in ${names//,/ }; do
                         [ "$i" -eq 2 ] || cache 0.55
                 done
                 # at 250 ms, go on until the calm period (30 s) has passed
-                if [[ $name == bursts ]]; then stop bursts; else stop "$name" 40; fi
+                if [[ $name == bursts ]]; then stop bursts; else stop "$name" 40; gzip -9 -nf "$out/$name.jsonl"; fi
                 ;;
         streaming)      # 3 writers of 0.06 RAM and 0.30 RAM of 4 KiB anonymous memory over 3 s
                 settle; cache 0.55; sleep 3
