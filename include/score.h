@@ -2,8 +2,8 @@
  * afterwards (`memoptimizer replay --score`).
  *
  * Pure: replay feeds, sample by sample, each series (a zone's free pages
- * against its low or min watermark, a node's pages in blocks of the
- * compaction order or higher against one such block) with the forecast's
+ * against its low or min watermark, its pages in blocks of the compaction
+ * order or higher against one such block) with the forecast's
  * seconds-to-crossing, and every forecast-driven raise. Owns finding the
  * crossings, matching them with the warnings before them, and the figures
  * memoptimizer(8) defines under SCORES. */
@@ -19,7 +19,7 @@ enum score_kind { SCORE_LOW, SCORE_MIN, SCORE_ORDER, _SCORE_KINDS };
 struct score_series {
         enum score_kind kind;
         int node;
-        char name[ZONE_NAME_MAX];       /* zone; "" for a node's order series */
+        char name[ZONE_NAME_MAX];       /* zone */
         bool have_prev, below, forecast_seen, warned;
         double prev_t, prev_d;          /* time and value minus level */
         double warn_t, warn_at;         /* first warning of the current run, its predicted time */

@@ -155,21 +155,11 @@ static int score_sample(struct replay *rp, const struct sample *s, bool fc)
         }
         unsigned k = rp->max_order;
         for (size_t i = 0; i < s->nr_zones && r == 0; i++) {
-                int node = s->zones[i].node;
-                bool first = true;
-                for (size_t j = 0; j < i; j++)
-                        first &= s->zones[j].node != node;
-                if (!first)
-                        continue;
-                double pages = 0, secs = INFINITY;
-                for (size_t j = i; j < s->nr_zones; j++)
-                        if (s->zones[j].node == node)
-                                pages += (double)zone_free_at_order(&s->zones[j], s->nr_orders, k);
-                bool have = false;
-                for (size_t j = 0; fc && j < f->nr_nodes; j++)
-                        if (f->nodes[j].node == node && k <= f->max_order)
-                                secs = f->nodes[j].secs_to_exhaust[k], have = true;
-                r = score_point(&rp->score, SCORE_ORDER, node, "", s->time, pages, (double)(1ull << k), secs, have);
+                const struct zone *z = &s->zones[i];
+                const struct zone_forecast *zf = fc && k <= f->max_order ? zone_fc(f, z->node, z->name) : NULL;
+                r = score_point(&rp->score, SCORE_ORDER, z->node, z->name, s->time,
+                                (double)zone_free_at_order(z, s->nr_orders, k), (double)(1ull << k),
+                                zf ? zf->secs_to_exhaust[k] : INFINITY, zf != NULL);
         }
         return r;
 }
@@ -325,7 +315,8 @@ static void print_score(struct replay *rp)
                 const struct score_event *e = &rp->score.events[i];
                 char what[64], seen[96] = "missed";
                 if (e->kind == SCORE_ORDER)
-                        snprintf(what, sizeof(what), "node%d ran out of order-%u blocks", e->node, rp->max_order);
+                        snprintf(what, sizeof(what), "node%d %s ran out of order-%u blocks", e->node, e->name,
+                                 rp->max_order);
                 else
                         snprintf(what, sizeof(what), "node%d %s fell below %s", e->node, e->name,
                                  e->kind == SCORE_LOW ? "low" : "min");

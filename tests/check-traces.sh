@@ -78,4 +78,11 @@ k=$(first fragmented '$5 > 0') s=$(first fragmented '$10 > 0')
 check fragmented "triggers compaction" '[ "$k" != none ]' "first compaction at $k s"
 check fragmented "compacts before the first compaction stall" 'before "$k" "$s"' "compaction at $k s, compact_stall at $s s"
 
+# the score finds what the recorded numbers show (facts of the traces, not
+# of the policy): Normal's order-9 blocks ran out in fragmented, its free
+# pages fell below low in streaming
+o=$(sed -n 's/^ *+\([0-9.]*\) s  node0 Normal ran out of order-9 blocks:.*/\1/p' "$tmp/fragmented.txt" | head -1)
+check fragmented "the score finds Normal's order-9 blocks running out" '[ -n "$o" ]' "at ${o:-none} s"
+check streaming "the score finds Normal's free pages falling below low" '[ "$c" != none ]' "at $c s"
+
 exit "$fail"
