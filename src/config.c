@@ -37,7 +37,7 @@ static const struct key keys[] = {
         K(compaction_lead_time, T_DURATION, 1, 600, "1s..10min"),
         K(dry_run, T_BOOL, 0, 0, "yes or no"),
         K(log_level, T_LEVEL, 0, 0, "err, warning, notice, info or debug"),
-        K(record, T_PATH, 0, 0, "an absolute file name, or nothing"),
+        K(record, T_PATH, 0, 0, "an absolute file name, or none"),
 };
 #undef K
 
@@ -183,6 +183,8 @@ static int set_value(const struct key *k, const char *v, struct config *c)
         case T_LEVEL:
                 return parse_level(v, (int *)field);
         case T_PATH:
+                if (strcmp(v, "none") == 0)
+                        v = "";
                 /* the service's working directory is /: a relative name would mislead */
                 if (v[0] && v[0] != '/')
                         return -EINVAL;

@@ -129,7 +129,7 @@ static void key_list(void **state)
         assert_int_equal(n, 13);
 }
 
-/* record: an absolute file name or nothing; a relative name is refused
+/* record: an absolute file name, none or nothing; a relative name is refused
  * (the service runs in /). */
 static void record_key(void **state)
 {
@@ -142,8 +142,11 @@ static void record_key(void **state)
         assert_string_equal(c.record, "/var/tmp/trace.jsonl");
         assert_int_equal(load_text("record =\n", &c, err, sizeof(err)), 0);
         assert_string_equal(c.record, "");
+        strcpy(c.record, "/x");
+        assert_int_equal(load_text("record = none\n", &c, err, sizeof(err)), 0);
+        assert_string_equal(c.record, "");
         assert_int_equal(load_text("record = trace.jsonl\n", &c, err, sizeof(err)), -EINVAL);
-        assert_non_null(strstr(err, ":1: invalid value 'trace.jsonl' for record; allowed: an absolute file name"));
+        assert_non_null(strstr(err, ":1: invalid value 'trace.jsonl' for record; allowed: an absolute file name, or none"));
 }
 
 static int make_tmp(void **state)
