@@ -91,12 +91,28 @@ sleep 1; kill -TERM "$pid"; status=0; wait "$pid" || status=$?; pid=
 grep -q '"source":"daemon"' "$tmp/daemon.jsonl" || bad "daemon trace header"
 "$bin" replay "$tmp/daemon.jsonl" -c "$tmp/conf" > "$tmp/out" || bad "daemon trace does not replay"
 grep -q "recorded decisions: " "$tmp/out" || bad "no comparison with the recorded decisions"
+# record = FILE, and a reload that names another file switches to it
+printf 'interval = 100ms\nwindow = 3\nrecord = %s\n' "$tmp/a.jsonl" > "$tmp/rconf"
+RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/rconf" --dry-run 2> "$tmp/log" & pid=$!
+sleep 0.6
+printf 'interval = 100ms\nwindow = 3\nrecord = %s\n' "$tmp/b.jsonl" > "$tmp/rconf"
+kill -HUP "$pid"; sleep 0.6; kill -TERM "$pid"; status=0; wait "$pid" || status=$?; pid=
+[ "$status" -eq 0 ] || bad "daemon with record = FILE exits $status"
+for f in a b; do
+        "$bin" replay "$tmp/$f.jsonl" -c "$tmp/conf" > /dev/null 2>&1 || bad "record = FILE: $f.jsonl does not replay"
+done
+grep -q "recording a trace to $tmp/b.jsonl" "$tmp/log" || bad "reload did not switch the trace: $(cat "$tmp/log")"
 printf 'record = relative.jsonl\n' > "$tmp/rel"
 status=0; "$bin" --check-config -c "$tmp/rel" 2> "$tmp/err" || status=$?
 [ "$status" -eq 1 ] && grep -q "$tmp/rel:1: invalid value 'relative.jsonl' for record" "$tmp/err" ||
         bad "relative record path: $status $(cat "$tmp/err")"
 status=0; RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --record "$tmp/no/dir/t" 2> "$tmp/err" || status=$?
 [ "$status" -eq 2 ] && grep -q "record: cannot write $tmp/no/dir/t" "$tmp/err" || bad "daemon, unwritable record: $status"
+if [ -w /dev/full ]; then
+        status=0; RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --record /dev/full 2> "$tmp/err" || status=$?
+        [ "$status" -eq 2 ] && grep -q "cannot write /dev/full: No space left on device" "$tmp/err" ||
+                bad "daemon, record to a full device: $status $(cat "$tmp/err")"
+fi
 
 # --- CSV: a header and one row per sample, the report on stderr ----------
 "$bin" replay "$tmp/d.jsonl" -c "$conf" --csv > "$tmp/csv" 2> "$tmp/report"
