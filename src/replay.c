@@ -73,6 +73,8 @@ static void note_change(struct replay *rp, double t, long wsf)
 /* Compare the sample just finished with what the recording daemon did on it. */
 static void finish_sample(struct replay *rp)
 {
+        if (rp->rep_action && !rp->rec_action && strcmp(rp->header.source, "daemon") == 0)
+                fprintf(rp->out, "%+8.1f s  (the recording daemon did nothing here)\n", rp->t_last - rp->t0);
         if (rp->rep_action || rp->rec_action) {
                 rp->acted++;
                 rp->same += rp->rep_action == rp->rec_action;
@@ -253,11 +255,28 @@ static int on_sample(struct replay *rp, struct sample *s)
         return 0;
 }
 
+/* A recorded decision the replay did not take alike: say what it was. */
+static void print_recorded(struct replay *rp, const struct trace_decision *td)
+{
+        char msg[400];
+        const struct decision *d = &td->d;
+        if (d->reason != WSF_KEEP) {
+                report_wsf_message(msg, sizeof(msg), d, td->acting);
+                fprintf(rp->out, "%+8.1f s  (recorded: %s)\n", td->time - rp->t0, msg);
+        }
+        for (size_t i = 0; i < d->nr_compact; i++) {
+                report_compact_message(msg, sizeof(msg), &d->compact[i], td->acting, false, 0);
+                fprintf(rp->out, "%+8.1f s  (recorded: %s)\n", td->time - rp->t0, msg);
+        }
+}
+
 static void on_recorded(struct replay *rp, const struct trace_decision *td)
 {
         const struct decision *d = &td->d;
         rp->rec_decisions++;
         rp->rec_action = action_of(d);
+        if (rp->rec_action != rp->rep_action || (d->reason != WSF_KEEP && d->wsf_new != rp->sim_wsf))
+                print_recorded(rp, td);
         rp->rec_compactions += d->nr_compact;
         if (d->reason == WSF_KEEP)
                 return;

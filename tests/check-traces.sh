@@ -85,4 +85,13 @@ o=$(sed -n 's/^ *+\([0-9.]*\) s  node0 Normal ran out of order-9 blocks:.*/\1/p'
 check fragmented "the score finds Normal's order-9 blocks running out" '[ -n "$o" ]' "at ${o:-none} s"
 check streaming "the score finds Normal's free pages falling below low" '[ "$c" != none ]' "at $c s"
 
+# a candidate configuration against the recorded decisions: without
+# compaction, the recorded compactions are shown as not taken, and counted
+printf 'compaction = no\n' > "$tmp/nocompact.conf"
+"$bin" replay "$traces/fragmented.jsonl" -c "$tmp/nocompact.conf" > "$tmp/nc.txt"
+n=$(grep -c '(recorded: would compact node0' "$tmp/nc.txt" || true)
+check fragmented "with compaction = no, the recorded compactions are listed as not taken" '[ "$n" -ge 1 ]' "$n listed"
+check fragmented "with compaction = no, the summary counts no replayed compaction" \
+        'grep -q "replayed decisions: .* 0 compactions" "$tmp/nc.txt"' "$(grep 'replayed decisions' "$tmp/nc.txt" | tr -s ' ')"
+
 exit "$fail"
