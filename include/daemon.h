@@ -15,6 +15,7 @@ struct daemon_options {
         /* command-line overrides, re-applied after every reload */
         bool force_dry_run, force_debug;
         double interval_override;       /* 0: none */
+        const char *record_override;    /* --record FILE; NULL: none */
 };
 
 /* Apply the command-line overrides to a configuration read from the file
@@ -26,3 +27,6 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
 
 /* compaction_max_order "auto": the THP order, or the highest order minus one. */
 unsigned resolve_max_order(const char *root, int configured, unsigned nr_orders);
+
+/* Size of a transparent huge page in bytes; 0 when the kernel has none. */
+long thp_pmd_size(const char *root);

@@ -15,6 +15,12 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
                     bool all_nodes, double seconds, int err);
 void report_backoff(const struct logger *l, const struct compact_backoff *b);
 
+/* The same messages as text, for `memoptimizer replay`. */
+void report_wsf_message(char *msg, size_t size, const struct decision *d, bool acting);
+void report_compact_message(char *msg, size_t size, const struct compact_order *c, bool acting,
+                            bool all_nodes, int err);
+void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b);
+
 /* Pages per second as a person reads it: "1.2 GB/s". */
 void format_rate(char *buf, size_t size, double pages_per_sec);
 /* Seconds, or "never" for INFINITY. */

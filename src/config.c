@@ -13,7 +13,7 @@
 
 #include "util.h"
 
-enum key_type { T_DURATION, T_UINT, T_LONG, T_R2, T_PERCENT, T_BOOL, T_ORDER, T_LEVEL };
+enum key_type { T_DURATION, T_UINT, T_LONG, T_R2, T_PERCENT, T_BOOL, T_ORDER, T_LEVEL, T_PATH };
 
 struct key {
         const char *name;
@@ -37,6 +37,7 @@ static const struct key keys[] = {
         K(compaction_lead_time, T_DURATION, 1, 600, "1s..10min"),
         K(dry_run, T_BOOL, 0, 0, "yes or no"),
         K(log_level, T_LEVEL, 0, 0, "err, warning, notice, info or debug"),
+        K(record, T_PATH, 0, 0, "an absolute file name, or none"),
 };
 #undef K
 
@@ -181,6 +182,16 @@ static int set_value(const struct key *k, const char *v, struct config *c)
                 return parse_bool(v, (bool *)field);
         case T_LEVEL:
                 return parse_level(v, (int *)field);
+        case T_PATH:
+                if (strcmp(v, "none") == 0)
+                        v = "";
+                /* the service's working directory is /: a relative name would mislead */
+                if (v[0] && v[0] != '/')
+                        return -EINVAL;
+                if (strlen(v) >= CONFIG_PATH_MAX)
+                        return -ERANGE;
+                memcpy(field, v, strlen(v) + 1);
+                return 0;
         }
         return -EINVAL;
 }

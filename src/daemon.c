@@ -14,8 +14,10 @@
 #include <systemd/sd-event.h>
 
 #include "actuate.h"
+#include "engine.h"
 #include "forecast.h"
 #include "policy.h"
+#include "record.h"
 #include "report.h"
 #include "sample.h"
 #include "util.h"
@@ -27,18 +29,18 @@ struct daemon {
         struct logger *log;
         struct sample_reader *reader;
         struct sample sample;
-        struct window window;
-        struct forecast forecast;
-        struct policy_state policy;
+        struct engine engine;   /* window, forecast, policy state */
         bool monitor_only;      /* the kernel refused our write: never write again */
         bool ready;
         bool state_warned;
         bool baseline_known;    /* restore() may act */
         int lock_fd;
         unsigned max_order;     /* resolved compaction_max_order; 0 until known */
+        unsigned max_order_for; /* the order count it was resolved for */
         char status[256];       /* last STATUS= sent to the service manager */
         unsigned read_failures;
         sd_event_source *timer;
+        struct recorder *rec;   /* record = FILE, NULL when not recording */
 };
 
 static double now_mono(void)
@@ -53,31 +55,16 @@ static bool acting(const struct daemon *d)
         return !d->cfg.dry_run && !d->monitor_only;
 }
 
-unsigned resolve_max_order(const char *root, int configured, unsigned nr_orders)
+long thp_pmd_size(const char *root)
 {
-        unsigned top = nr_orders > 1 ? nr_orders - 1 : 1;
-        if (configured != CONFIG_ORDER_AUTO)
-                return (unsigned)configured < top ? (unsigned)configured : top;
-        long pmd, page = sysconf(_SC_PAGESIZE);
-        if (read_long_at(root, "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", &pmd) == 0 &&
-            pmd > page && page > 0) {
-                unsigned k = 0;
-                while (((long)page << (k + 1)) <= pmd)
-                        k++;
-                if (k <= top)
-                        return k;
-        }
-        return top > 1 ? top - 1 : 1;
+        long pmd;
+        return read_long_at(root, "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", &pmd) == 0 ? pmd : 0;
 }
 
-static void policy_config_from(const struct daemon *d, struct policy_config *pc)
+unsigned resolve_max_order(const char *root, int configured, unsigned nr_orders)
 {
-        *pc = (struct policy_config){
-                .interval = d->cfg.interval, .horizon = d->cfg.horizon,
-                .calm_period = d->cfg.calm_period, .lead_time = d->cfg.compaction_lead_time,
-                .max_wsf = d->cfg.max_wsf, .oom_headroom = d->cfg.oom_headroom,
-                .compaction = d->cfg.compaction, .writes = acting(d),
-        };
+        long pmd = configured == CONFIG_ORDER_AUTO ? thp_pmd_size(root) : 0;
+        return engine_max_order(configured, nr_orders, sysconf(_SC_PAGESIZE), pmd);
 }
 
 static void enter_monitor_only(struct daemon *d, int err)
@@ -94,9 +81,9 @@ static void enter_monitor_only(struct daemon *d, int err)
 
 static void save_state(struct daemon *d)
 {
-        int r = d->policy.kernel_seen == d->policy.baseline ?
+        int r = d->engine.policy.kernel_seen == d->engine.policy.baseline ?
                 actuate_state_remove(d->opt->state_dir) :
-                actuate_state_save(d->opt->state_dir, d->policy.baseline, d->policy.kernel_seen);
+                actuate_state_save(d->opt->state_dir, d->engine.policy.baseline, d->engine.policy.kernel_seen);
         if (r < 0 && !d->state_warned) {
                 d->state_warned = true;
                 log_msg(d->log, LOG_WARNING, "cannot keep the state file in %s: %s",
@@ -111,18 +98,18 @@ static void apply_wsf(struct daemon *d, struct decision *dec)
         long v = dec->wsf_new;
         int r;
         while ((r = actuate_write_wsf(d->opt->root, v)) == -EINVAL) {
-                long next = policy_kernel_refused(&d->policy, dec->wsf_old, v);
+                long next = policy_kernel_refused(&d->engine.policy, dec->wsf_old, v);
                 log_msg(d->log, LOG_INFO, "kernel refused watermark_scale_factor %ld; its maximum is lower", v);
                 if (next == dec->wsf_old)
                         break;
                 v = next;
         }
-        dec->wsf_new = d->policy.current;
+        dec->wsf_new = d->engine.policy.current;
         if (r == 0 || r == -EINVAL) {
                 save_state(d);
                 return;
         }
-        policy_write_failed(&d->policy, dec, actuate_denied(r));
+        policy_write_failed(&d->engine.policy, dec, actuate_denied(r));
         if (actuate_denied(r))
                 enter_monitor_only(d, r);
         else
@@ -143,50 +130,60 @@ static void apply_compaction(struct daemon *d, const struct compact_order *c)
 static void notify_status(struct daemon *d, const struct decision *dec)
 {
         char low[96] = "", rate[32], text[sizeof(d->status)];
-        format_rate(rate, sizeof(rate), d->forecast.kswapd_rate);
+        format_rate(rate, sizeof(rate), d->engine.forecast.kswapd_rate);
         double soonest = INFINITY;
         const struct zone_forecast *zs = NULL;
-        for (size_t i = 0; i < d->forecast.nr_zones; i++)
-                if (d->forecast.zones[i].secs_to_low < soonest)
-                        soonest = d->forecast.zones[i].secs_to_low, zs = &d->forecast.zones[i];
+        for (size_t i = 0; i < d->engine.forecast.nr_zones; i++)
+                if (d->engine.forecast.zones[i].secs_to_low < soonest)
+                        soonest = d->engine.forecast.zones[i].secs_to_low, zs = &d->engine.forecast.zones[i];
         if (zs)
                 snprintf(low, sizeof(low), "node%d %s crosses low in %.0f s", zs->node, zs->name, soonest);
         snprintf(text, sizeof(text), "%swsf %ld (baseline %ld): %s; kswapd %s",
                  acting(d) ? "" : d->monitor_only ? "monitor-only, " : "dry run, ",
-                 dec->wsf_new, d->policy.baseline, zs ? low : "no watermark crossing forecast", rate);
+                 dec->wsf_new, d->engine.policy.baseline, zs ? low : "no watermark crossing forecast", rate);
         if (strcmp(text, d->status) == 0)
                 return;
         memcpy(d->status, text, sizeof(text));
         sd_notifyf(false, "STATUS=%s", text);
 }
 
-static void decide_and_act(struct daemon *d)
+static void act(struct daemon *d, struct decision *dec)
 {
-        /* Resolved once (and on reload): it reads a sysfs file. */
-        if (d->max_order == 0)
-                d->max_order = resolve_max_order(d->opt->root, d->cfg.compaction_max_order,
-                                                 d->sample.nr_orders);
-        struct forecast_params fp = {
-                .min_r2 = d->cfg.trend_min_r2,
-                .min_points = d->cfg.window,
-                .max_order = d->max_order,
-        };
-        if (forecast_compute(&d->window, &fp, &d->forecast) < 0)
-                return;
-        struct policy_config pc;
-        policy_config_from(d, &pc);
-        struct decision dec;
-        policy_decide(&d->policy, &pc, &d->forecast, &dec);
-        if (dec.reason == WSF_ADOPT && acting(d))
+        if (dec->reason == WSF_ADOPT && acting(d))
                 save_state(d);
-        else if (dec.reason != WSF_KEEP && acting(d))
-                apply_wsf(d, &dec);
-        report_wsf(d->log, &dec, acting(d));
-        for (size_t i = 0; i < dec.nr_backoff; i++)
-                report_backoff(d->log, &dec.backoff[i]);
-        for (size_t i = 0; i < dec.nr_compact; i++)
-                apply_compaction(d, &dec.compact[i]);
-        notify_status(d, &dec);
+        else if (dec->reason != WSF_KEEP && acting(d))
+                apply_wsf(d, dec);
+        report_wsf(d->log, dec, acting(d));
+        for (size_t i = 0; i < dec->nr_backoff; i++)
+                report_backoff(d->log, &dec->backoff[i]);
+        for (size_t i = 0; i < dec->nr_compact; i++)
+                apply_compaction(d, &dec->compact[i]);
+        notify_status(d, dec);
+}
+
+/* record = FILE: a trace of the samples and decisions, for replay. */
+static int record_start(struct daemon *d)
+{
+        char err[4200];
+        if (!d->cfg.record[0])
+                return 0;
+        int r = recorder_open(&d->rec, d->cfg.record, d->opt->root, "daemon", d->cfg.interval,
+                              err, sizeof(err));
+        if (r < 0)
+                log_msg(d->log, LOG_ERR, "record: %s", err);
+        else
+                log_msg(d->log, LOG_INFO, "recording a trace to %s", d->cfg.record);
+        return r;
+}
+
+/* A failed write stops the recording, not the daemon. */
+static void record_check(struct daemon *d, int r)
+{
+        if (r >= 0)
+                return;
+        log_msg(d->log, LOG_ERR, "stopped recording to %s: %s", recorder_path(d->rec), strerror(-r));
+        recorder_close(d->rec);
+        d->rec = NULL;
 }
 
 static void sample_failed(struct daemon *d, int r)
@@ -213,20 +210,34 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
                 log_msg(d->log, LOG_INFO, "sampling works again after %u failures", d->read_failures);
                 d->read_failures = 0;
         }
-        r = window_push(&d->window, &d->sample);
+        if (d->rec)
+                record_check(d, recorder_sample(d->rec, &d->sample));
+        /* Resolved once (and on reload, and when the layout changes): it
+         * reads a sysfs file. */
+        if (d->max_order == 0 || d->max_order_for != d->sample.nr_orders) {
+                d->max_order = resolve_max_order(d->opt->root, d->cfg.compaction_max_order,
+                                                 d->sample.nr_orders);
+                d->max_order_for = d->sample.nr_orders;
+        }
+        struct engine_params p;
+        engine_params_from(&p, &d->cfg, d->max_order, acting(d));
+        struct decision dec;
+        bool restarted;
+        r = engine_step(&d->engine, &p, &d->sample, &dec, &restarted);
         if (r < 0) {
                 log_msg(d->log, LOG_ERR, "keeping the sample: %s", strerror(-r));
                 return 0;
         }
-        if (r == 1) {
+        if (restarted)
                 log_msg(d->log, LOG_NOTICE, "zone layout changed (memory hotplug?); window restarted");
-                d->max_order = 0;
-        }
         if (!d->ready) {
                 d->ready = true;
                 sd_notify(false, "READY=1");
         }
-        decide_and_act(d);
+        if (r == 1)
+                act(d, &dec);
+        if (r == 1 && d->rec)
+                record_check(d, recorder_decision(d->rec, d->sample.time, &dec, acting(d)));
         return 0;
 }
 
@@ -238,6 +249,8 @@ void daemon_apply_overrides(const struct daemon_options *opt, struct config *c)
                 c->log_level = LOG_DEBUG;
         if (opt->interval_override > 0)
                 c->interval = opt->interval_override;
+        if (opt->record_override)
+                snprintf(c->record, sizeof(c->record), "%s", opt->record_override);
 }
 
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -253,15 +266,23 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
                 log_msg(d->log, LOG_ERR, "reload refused, old configuration stays: %s", err);
         } else {
                 daemon_apply_overrides(d->opt, &c);
-                if (c.window != d->cfg.window && window_resize(&d->window, c.window) < 0)
+                if (c.window != d->cfg.window && engine_resize(&d->engine, c.window) < 0)
                         c.window = d->cfg.window;
-                bool was_acting = acting(d);
+                bool was_acting = acting(d), record_changed = strcmp(c.record, d->cfg.record) != 0;
                 d->cfg = c;
+                if (record_changed) {
+                        int e = recorder_close(d->rec);
+                        if (e < 0)
+                                log_msg(d->log, LOG_ERR, "the trace recorded so far may be incomplete: %s",
+                                        strerror(-e));
+                        d->rec = NULL;
+                        record_start(d);
+                }
                 d->max_order = 0;
                 d->log->level = c.log_level;
                 if (was_acting && !acting(d))
                         log_msg(d->log, LOG_NOTICE, "dry run from now on; the scale factor stays %ld",
-                                d->policy.current);
+                                d->engine.policy.current);
                 log_event(d->log, LOG_INFO, MSGID_RELOAD, "configuration reloaded", NULL, 0);
         }
         sd_notify(false, "READY=1");
@@ -303,23 +324,23 @@ static void restore(struct daemon *d)
 {
         if (d->cfg.dry_run)
                 return;         /* wrote nothing, restores nothing */
-        if (d->policy.kernel_seen == d->policy.baseline) {
+        if (d->engine.policy.kernel_seen == d->engine.policy.baseline) {
                 actuate_state_remove(d->opt->state_dir);
                 return;
         }
         bool done = false;
-        int r = actuate_restore(d->opt->root, d->policy.baseline, d->policy.kernel_seen, &done);
+        int r = actuate_restore(d->opt->root, d->engine.policy.baseline, d->engine.policy.kernel_seen, &done);
         char msg[200];
         if (r < 0)
                 snprintf(msg, sizeof(msg), "could not restore vm.watermark_scale_factor %ld: %s",
-                         d->policy.baseline, strerror(-r));
+                         d->engine.policy.baseline, strerror(-r));
         else if (done)
                 snprintf(msg, sizeof(msg), "restored vm.watermark_scale_factor %ld -> %ld",
-                         d->policy.kernel_seen, d->policy.baseline);
+                         d->engine.policy.kernel_seen, d->engine.policy.baseline);
         else
                 snprintf(msg, sizeof(msg), "vm.watermark_scale_factor was changed by someone else; left as it is");
         struct log_field f = { .name = "WSF_NEW" };
-        snprintf(f.value, sizeof(f.value), "%ld", d->policy.baseline);
+        snprintf(f.value, sizeof(f.value), "%ld", d->engine.policy.baseline);
         log_event(d->log, r < 0 ? LOG_ERR : LOG_INFO, MSGID_RESTORE, msg, &f, 1);
         if (r == 0)
                 actuate_state_remove(d->opt->state_dir);
@@ -360,7 +381,7 @@ static int start(struct daemon *d, sd_event *e)
                 return r;
         }
         if ((r = sample_reader_new(&d->reader, d->opt->root)) < 0 ||
-            (r = window_init(&d->window, d->cfg.window)) < 0) {
+            (r = engine_init(&d->engine, d->cfg.window, boot)) < 0) {
                 log_msg(d->log, LOG_ERR, "cannot set up sampling: %s", strerror(-r));
                 return r;
         }
@@ -374,10 +395,12 @@ static int start(struct daemon *d, sd_event *e)
                 if (d->lock_fd < 0)     /* not root: monitor-only follows */
                         log_msg(d->log, LOG_DEBUG, "no instance lock in %s: %s", d->opt->state_dir, strerror(-d->lock_fd));
         }
-        policy_init(&d->policy, baseline_from_state(d, boot));
-        d->policy.current = d->policy.kernel_seen = boot;
+        policy_init(&d->engine.policy, baseline_from_state(d, boot));
+        d->engine.policy.current = d->engine.policy.kernel_seen = boot;
         d->baseline_known = true;
-        report_kernel(d, d->policy.baseline);
+        report_kernel(d, d->engine.policy.baseline);
+        if ((r = record_start(d)) < 0)
+                return r;
         if (!d->cfg.dry_run && (r = actuate_probe(d->opt->root, boot)) < 0) {
                 if (!actuate_denied(r)) {
                         log_msg(d->log, LOG_ERR, "cannot write %s: %s", WSF_PATH, strerror(-r));
@@ -420,8 +443,10 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
                 restore(&d);
         sd_event_source_unref(d.timer);
         sd_event_unref(e);
-        forecast_free(&d.forecast);
-        window_free(&d.window);
+        engine_free(&d.engine);
+        int rc = recorder_close(d.rec);
+        if (rc < 0)
+                log_msg(log, LOG_ERR, "the trace may be incomplete: %s", strerror(-rc));
         sample_free(&d.sample);
         sample_reader_free(d.reader);
         if (d.lock_fd >= 0)

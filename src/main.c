@@ -12,6 +12,8 @@
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
+#include "record.h"
+#include "replay.h"
 #include "status.h"
 
 static void usage(FILE *out)
@@ -21,6 +23,10 @@ static void usage(FILE *out)
                 "       memoptimizer status [-c FILE]     show the memory state and the baseline\n"
                 "       memoptimizer restore              put back the baseline a stopped daemon left\n"
                 "       memoptimizer --check-config [-c FILE]\n"
+                "       memoptimizer record [-o FILE|--output=FILE] [--interval=D] [--duration=D]\n"
+                "                                         write a trace of the memory state, no root needed\n"
+                "       memoptimizer replay FILE [-c FILE|--config=FILE] [--score] [--csv]\n"
+                "                                         what the daemon would have done on a trace\n"
                 "\n"
                 "Forecasts free-memory exhaustion and fragmentation a few seconds ahead and\n"
                 "moves vm.watermark_scale_factor and triggers compaction before allocations stall.\n"
@@ -30,6 +36,7 @@ static void usage(FILE *out)
                 "  -n, --dry-run         decide and log, never write to the kernel\n"
                 "  -i, --interval=D      sampling interval with a unit, e.g. 500ms (100ms..60s)\n"
                 "  -v, --verbose         log at debug level\n"
+                "      --record=FILE     also write a trace of samples and decisions to FILE\n"
                 "      --check-config    validate the configuration and exit\n"
                 "  -h, --help            show this help and exit\n"
                 "  -V, --version         show the version and exit\n"
@@ -48,13 +55,14 @@ struct cli {
 /* Returns -1 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, struct cli *c)
 {
-        enum { OPT_CHECK = 0x100 };
+        enum { OPT_CHECK = 0x100, OPT_RECORD };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "dry-run", no_argument, NULL, 'n' },
                 { "interval", required_argument, NULL, 'i' },
                 { "verbose", no_argument, NULL, 'v' },
                 { "check-config", no_argument, NULL, OPT_CHECK },
+                { "record", required_argument, NULL, OPT_RECORD },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
@@ -81,6 +89,13 @@ static int parse_args(int argc, char **argv, struct cli *c)
                         break;
                 case OPT_CHECK:
                         c->check_config = true;
+                        break;
+                case OPT_RECORD:
+                        if (!*optarg || strlen(optarg) >= CONFIG_PATH_MAX) {
+                                fprintf(stderr, "memoptimizer: invalid --record '%s'; a file name\n", optarg);
+                                return 1;
+                        }
+                        c->opt.record_override = optarg;
                         break;
                 case 'h':
                         usage(stdout);
@@ -134,6 +149,11 @@ static int restore(const struct daemon_options *opt)
 
 int main(int argc, char **argv)
 {
+        /* Subcommands with options of their own. */
+        if (argc > 1 && strcmp(argv[1], "record") == 0)
+                return record_main(argc - 1, argv + 1);
+        if (argc > 1 && strcmp(argv[1], "replay") == 0)
+                return replay_main(argc - 1, argv + 1);
         const char *rt = getenv("RUNTIME_DIRECTORY");   /* set by systemd's RuntimeDirectory= */
         struct cli c = { .opt = {
                 .config_path = CONFIG_DEFAULT_PATH, .root = "",

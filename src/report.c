@@ -91,16 +91,22 @@ static void why(char *buf, size_t size, const struct decision *d)
         }
 }
 
+void report_wsf_message(char *msg, size_t size, const struct decision *d, bool acting)
+{
+        char reason[256];
+        why(reason, sizeof(reason), d);
+        const char *verb = d->reason == WSF_ADOPT ? "adopt" :
+                           d->wsf_new > d->wsf_old ? "raise" : "lower";
+        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld: %s",
+                 acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new, reason);
+}
+
 void report_wsf(const struct logger *l, const struct decision *d, bool acting)
 {
         if (d->reason == WSF_KEEP)
                 return;
-        char reason[256], msg[400];
-        why(reason, sizeof(reason), d);
-        const char *verb = d->reason == WSF_ADOPT ? "adopt" :
-                           d->wsf_new > d->wsf_old ? "raise" : "lower";
-        snprintf(msg, sizeof(msg), "%s%s vm.watermark_scale_factor %ld -> %ld: %s",
-                 acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new, reason);
+        char msg[400];
+        report_wsf_message(msg, sizeof(msg), d, acting);
 
         struct fields fs = { .n = 0 };
         field(&fs, "WSF_OLD", 0, (double)d->wsf_old);
@@ -127,16 +133,23 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
         log_event(l, prio, id, msg, fs.f, fs.n);
 }
 
-void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
-                    bool all_nodes, double seconds, int err)
+void report_compact_message(char *msg, size_t size, const struct compact_order *c, bool acting,
+                            bool all_nodes, int err)
 {
-        char msg[300], secs[32];
+        char secs[32];
         format_secs(secs, sizeof(secs), c->secs_to_exhaust);
-        snprintf(msg, sizeof(msg),
+        snprintf(msg, size,
                  "%scompact %s%d: order-%u blocks run out in %s (%.0f pages in blocks >= order %u, %.0f%% of free memory fragmented)%s%s",
                  acting ? "" : "would ", all_nodes ? "all nodes, asked for node" : "node", c->node,
                  c->order, secs, c->free_at_order, c->order, c->extfrag * 100,
                  err ? ": failed: " : "", err ? strerror(-err) : "");
+}
+
+void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
+                    bool all_nodes, double seconds, int err)
+{
+        char msg[300];
+        report_compact_message(msg, sizeof(msg), c, acting, all_nodes, err);
         struct fields fs = { .n = 0 };
         field(&fs, "NODE", 0, c->node);
         field(&fs, "ORDER", 0, c->order);
@@ -146,12 +159,17 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
         log_event(l, err ? LOG_WARNING : LOG_INFO, MSGID_COMPACT, msg, fs.f, fs.n);
 }
 
+void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b)
+{
+        snprintf(msg, size,
+                 "compaction of node%d did not help order %u (%.0f -> %.0f pages in blocks >= order %u); next try in %.0f s",
+                 b->node, b->order, b->before, b->after, b->order, b->retry_in);
+}
+
 void report_backoff(const struct logger *l, const struct compact_backoff *b)
 {
         char msg[300];
-        snprintf(msg, sizeof(msg),
-                 "compaction of node%d did not help order %u (%.0f -> %.0f pages in blocks >= order %u); next try in %.0f s",
-                 b->node, b->order, b->before, b->after, b->order, b->retry_in);
+        report_backoff_message(msg, sizeof(msg), b);
         struct fields fs = { .n = 0 };
         field(&fs, "NODE", 0, b->node);
         field(&fs, "ORDER", 0, b->order);

@@ -126,7 +126,27 @@ static void key_list(void **state)
         size_t n = 0;
         for (const char *const *k = config_keys(); *k; k++)
                 n++;
-        assert_int_equal(n, 12);
+        assert_int_equal(n, 13);
+}
+
+/* record: an absolute file name, none or nothing; a relative name is refused
+ * (the service runs in /). */
+static void record_key(void **state)
+{
+        (void)state;
+        struct config c;
+        char err[512];
+        config_defaults(&c);
+        assert_string_equal(c.record, "");
+        assert_int_equal(load_text("record = /var/tmp/trace.jsonl\n", &c, err, sizeof(err)), 0);
+        assert_string_equal(c.record, "/var/tmp/trace.jsonl");
+        assert_int_equal(load_text("record =\n", &c, err, sizeof(err)), 0);
+        assert_string_equal(c.record, "");
+        strcpy(c.record, "/x");
+        assert_int_equal(load_text("record = none\n", &c, err, sizeof(err)), 0);
+        assert_string_equal(c.record, "");
+        assert_int_equal(load_text("record = trace.jsonl\n", &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, ":1: invalid value 'trace.jsonl' for record; allowed: an absolute file name, or none"));
 }
 
 static int make_tmp(void **state)
@@ -153,6 +173,7 @@ int main(void)
                 cmocka_unit_test(every_key),
                 cmocka_unit_test(errors_name_file_and_line),
                 cmocka_unit_test(key_list),
+                cmocka_unit_test(record_key),
         };
         return cmocka_run_group_tests(tests, make_tmp, rm_tmp);
 }

@@ -1,0 +1,27 @@
+/* record.h — writing traces: `memoptimizer record` (samples only, as any
+ * user, nothing written to the kernel) and the daemon's `record = FILE`
+ * (samples and the decisions taken on them). The format is trace.h's. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy.h"
+#include "sample.h"
+
+struct recorder;
+
+/* Create or truncate path ("-": standard output) and write the header.
+ * source is "record" or "daemon". On failure err says why. */
+int recorder_open(struct recorder **out, const char *path, const char *root, const char *source,
+                  double interval, char *err, size_t errsz);
+int recorder_sample(struct recorder *r, const struct sample *s);
+/* The decision taken on the sample recorded last; ignored when it did nothing. */
+int recorder_decision(struct recorder *r, double time, const struct decision *d, bool acting);
+/* Close (and free); returns the error of the final flush, if any. */
+int recorder_close(struct recorder *r);
+const char *recorder_path(const struct recorder *r);
+
+/* `memoptimizer record [-o FILE] [--interval D] [--duration D]`; argv[0] is
+ * "record". Returns the exit status. */
+int record_main(int argc, char **argv);

@@ -1,0 +1,76 @@
+/* score.h — how good the forecasts were, judged by what the trace did
+ * afterwards (`memoptimizer replay --score`).
+ *
+ * Pure: replay feeds, sample by sample, each series (a zone's free pages
+ * against its low or min watermark, its pages in blocks of the compaction
+ * order or higher against one such block) with the forecast's
+ * seconds-to-crossing, and every forecast-driven raise. Owns finding the
+ * crossings, matching them with the warnings before them, and the figures
+ * memoptimizer(8) defines under SCORES. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "sample.h"
+
+enum score_kind { SCORE_LOW, SCORE_MIN, SCORE_ORDER, _SCORE_KINDS };
+
+struct score_series {
+        enum score_kind kind;
+        int node;
+        char name[ZONE_NAME_MAX];       /* zone */
+        bool have_prev, below, forecast_seen, warned;
+        double prev_t, prev_d;          /* time and value minus level */
+        double warn_t, warn_at;         /* first warning of the current run, its predicted time */
+};
+
+struct score_event {
+        enum score_kind kind;
+        int node;
+        char name[ZONE_NAME_MAX];
+        double t;               /* interpolated time of the crossing */
+        bool seen;
+        double lead, error;     /* seconds; when seen */
+        double predicted;       /* the time the first warning gave */
+};
+
+struct score_raise {
+        double t, level, deadline;      /* level: the zone's low when it raised */
+        int node;
+        char name[ZONE_NAME_MAX];
+        int verdict;                    /* 0 pending, 1 crossed, -1 false alarm */
+};
+
+struct score {
+        double horizon, lead_time;
+        struct score_series *series;
+        size_t nr_series, series_cap;
+        struct score_event *events;
+        size_t nr_events, events_cap;
+        size_t nr_unscored;             /* crossings before any forecast of their series */
+        struct score_raise *raises;
+        size_t nr_raises, raises_cap;
+};
+
+struct score_summary {
+        size_t events[_SCORE_KINDS], seen, missed, unscored;
+        double lead_median, error_median, error_p90, within20;  /* NAN without seen events */
+        size_t within20_n;
+        size_t raises, false_alarms, unjudged;
+};
+
+void score_init(struct score *s, double horizon, double lead_time);
+void score_free(struct score *s);
+
+/* One sample of one series at time t: value and level (pages), and the
+ * forecast's seconds until value reaches level (INFINITY: not at the
+ * current trend); has_forecast false when there was no forecast. */
+int score_point(struct score *s, enum score_kind kind, int node, const char *name, double t,
+                double value, double level, double secs, bool has_forecast);
+
+/* A raise because the forecast saw zone (node, name), with `value` free
+ * pages now, cross `level` (its low watermark) within the horizon. */
+int score_raise(struct score *s, double t, int node, const char *name, double level, double value);
+
+void score_summarize(const struct score *s, struct score_summary *out);

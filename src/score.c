@@ -1,0 +1,171 @@
+#include "score.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void score_init(struct score *s, double horizon, double lead_time)
+{
+        *s = (struct score){ .horizon = horizon, .lead_time = lead_time };
+}
+
+void score_free(struct score *s)
+{
+        free(s->series);
+        free(s->events);
+        free(s->raises);
+        *s = (struct score){ 0 };
+}
+
+/* Room for one more element in a growing array. */
+static int reserve(void **arr, size_t *cap, size_t len, size_t elem)
+{
+        if (len < *cap)
+                return 0;
+        size_t c = *cap ? *cap * 2 : 8;
+        void *p = realloc(*arr, c * elem);
+        if (!p)
+                return -ENOMEM;
+        *arr = p;
+        *cap = c;
+        return 0;
+}
+
+static struct score_series *find_series(struct score *s, enum score_kind kind, int node, const char *name)
+{
+        for (size_t i = 0; i < s->nr_series; i++) {
+                struct score_series *x = &s->series[i];
+                if (x->kind == kind && x->node == node && strcmp(x->name, name) == 0)
+                        return x;
+        }
+        if (reserve((void **)&s->series, &s->series_cap, s->nr_series, sizeof(*s->series)) < 0)
+                return NULL;
+        struct score_series *x = &s->series[s->nr_series++];
+        *x = (struct score_series){ .kind = kind, .node = node };
+        snprintf(x->name, sizeof(x->name), "%s", name);
+        return x;
+}
+
+static int add_event(struct score *s, const struct score_series *x, double t)
+{
+        if (!x->forecast_seen) {
+                s->nr_unscored++;
+                return 0;
+        }
+        if (reserve((void **)&s->events, &s->events_cap, s->nr_events, sizeof(*s->events)) < 0)
+                return -ENOMEM;
+        struct score_event *e = &s->events[s->nr_events++];
+        *e = (struct score_event){ .kind = x->kind, .node = x->node, .t = t, .seen = x->warned };
+        memcpy(e->name, x->name, sizeof(e->name));
+        if (e->seen) {
+                e->lead = t - x->warn_t;
+                e->error = fabs(x->warn_at - t);
+                e->predicted = x->warn_at;
+        }
+        return 0;
+}
+
+/* Judge the raises on this zone's low series. */
+static void judge_raises(struct score *s, const struct score_series *x, double t, double value)
+{
+        for (size_t i = 0; i < s->nr_raises; i++) {
+                struct score_raise *r = &s->raises[i];
+                if (r->verdict || r->node != x->node || strcmp(r->name, x->name) != 0 || t < r->t)
+                        continue;
+                if (t > r->deadline)
+                        r->verdict = -1;
+                else if (value < r->level)
+                        r->verdict = 1;
+        }
+}
+
+int score_point(struct score *s, enum score_kind kind, int node, const char *name, double t,
+                double value, double level, double secs, bool has_forecast)
+{
+        struct score_series *x = find_series(s, kind, node, name);
+        if (!x)
+                return -ENOMEM;
+        if (kind == SCORE_LOW)
+                judge_raises(s, x, t, value);
+        double d = value - level;
+        if (x->have_prev && !x->below && d < 0) {
+                /* interpolate between the samples on either side */
+                double at = x->prev_t + x->prev_d / (x->prev_d - d) * (t - x->prev_t);
+                if (add_event(s, x, at) < 0)
+                        return -ENOMEM;
+        }
+        x->below = d < 0;
+        x->have_prev = true;
+        x->prev_t = t;
+        x->prev_d = d;
+        double reach = kind == SCORE_ORDER ? s->lead_time : s->horizon;
+        bool warns = has_forecast && d >= 0 && secs <= reach;
+        if (!warns)
+                x->warned = false;
+        else if (!x->warned)
+                x->warned = true, x->warn_t = t, x->warn_at = t + secs;
+        x->forecast_seen |= has_forecast;
+        return 0;
+}
+
+int score_raise(struct score *s, double t, int node, const char *name, double level, double value)
+{
+        if (reserve((void **)&s->raises, &s->raises_cap, s->nr_raises, sizeof(*s->raises)) < 0)
+                return -ENOMEM;
+        struct score_raise *r = &s->raises[s->nr_raises++];
+        *r = (struct score_raise){ .t = t, .level = level, .deadline = t + s->horizon, .node = node,
+                                   .verdict = value < level };
+        snprintf(r->name, sizeof(r->name), "%s", name);
+        return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, size_t n)
+{
+        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void score_summarize(const struct score *s, struct score_summary *out)
+{
+        *out = (struct score_summary){ .unscored = s->nr_unscored, .lead_median = NAN,
+                                       .error_median = NAN, .error_p90 = NAN, .within20 = NAN };
+        double *lead = calloc(s->nr_events + 1, sizeof(double));
+        double *err = calloc(s->nr_events + 1, sizeof(double));
+        size_t n = 0;
+        for (size_t i = 0; i < s->nr_events; i++) {
+                const struct score_event *e = &s->events[i];
+                out->events[e->kind]++;
+                if (!e->seen) {
+                        out->missed++;
+                        continue;
+                }
+                if (lead && err) {
+                        lead[n] = e->lead;
+                        err[n++] = e->error;
+                }
+                out->within20_n += e->error <= 0.2 * e->lead;
+        }
+        out->seen = s->nr_events - out->missed;
+        if (n > 0) {
+                qsort(lead, n, sizeof(double), cmp_double);
+                qsort(err, n, sizeof(double), cmp_double);
+                out->lead_median = median(lead, n);
+                out->error_median = median(err, n);
+                out->error_p90 = err[(size_t)ceil(0.9 * (double)n) - 1];   /* nearest rank */
+                out->within20 = (double)out->within20_n / (double)n;
+        }
+        free(lead);
+        free(err);
+        for (size_t i = 0; i < s->nr_raises; i++) {
+                out->raises++;
+                out->false_alarms += s->raises[i].verdict < 0;
+                out->unjudged += s->raises[i].verdict == 0;
+        }
+}

@@ -1,0 +1,128 @@
+#!/bin/bash
+# record and replay from the command line, without root: broken traces are
+# refused with FILE:LINE and exit 1; record writes complete, replayable
+# traces, stops on --duration and SIGINT, and fails clearly when it cannot
+# write; the daemon records in --dry-run; replay's CSV has its columns.
+set -euo pipefail
+bin=$1 src=$2
+tmp=$(mktemp -d)
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+conf=$src/conf/memoptimizer.conf
+
+# --- broken traces: FILE:LINE: what is wrong, exit 1 --------------------
+expect_refused() {      # fixture, line, message
+        local f=$src/tests/traces/broken/$1 status=0
+        "$bin" replay "$f" -c "$conf" > "$tmp/out" 2> "$tmp/err" || status=$?
+        [ "$status" -eq 1 ] || bad "$1: exit status $status, not 1"
+        grep -qF "memoptimizer replay: $f:$2: $3" "$tmp/err" ||
+                bad "$1: expected '$f:$2: $3', got: $(cat "$tmp/err")"
+}
+expect_refused truncated.jsonl 3 "the last line is cut short"
+expect_refused out-of-order.jsonl 3 "sample time 9157.587969 is not after the previous sample's 9157.788039"
+expect_refused wrong-version.jsonl 1 "trace format version 2; this memoptimizer reads version 1"
+expect_refused malformed.jsonl 3 "incomplete JSON object"
+expect_refused bad-value.jsonl 3 '"nr_free[3] of zone DMA32" is out of range'
+expect_refused orphan-decision.jsonl 2 "a decision that does not follow a sample"
+expect_refused not-a-trace.jsonl 1 "invalid JSON"
+expect_refused empty.jsonl 1 "empty: not a memoptimizer trace"
+status=0; "$bin" replay "$tmp/none.jsonl" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "none.jsonl: No such file" "$tmp/err" || bad "missing trace: $status $(cat "$tmp/err")"
+head -1 "$src/tests/traces/broken/wrong-version.jsonl" | sed 's/"version":2/"version":1/' > "$tmp/header-only.jsonl"
+status=0; "$bin" replay "$tmp/header-only.jsonl" -c "$conf" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "header-only.jsonl: no samples in the trace" "$tmp/err" || bad "header only: $status $(cat "$tmp/err")"
+status=0; "$bin" replay 2> /dev/null || status=$?
+[ "$status" -eq 1 ] || bad "replay without a trace exits $status"
+
+# --- record: --duration, complete lines, replayable ---------------------
+"$bin" record -o "$tmp/d.jsonl" --interval 100ms --duration 1s 2> "$tmp/err" || bad "record --duration failed: $(cat "$tmp/err")"
+n=$(grep -c '"type":"sample"' "$tmp/d.jsonl" || true)
+[ "$n" -ge 9 ] && [ "$n" -le 11 ] || bad "record --interval 100ms --duration 1s wrote $n samples"
+head -1 "$tmp/d.jsonl" | grep -q '"type":"header","format":"memoptimizer-trace","version":1' || bad "no header line"
+"$bin" replay "$tmp/d.jsonl" -c "$conf" > "$tmp/out" || bad "replay of a fresh trace failed"
+grep -q "^summary: $n samples" "$tmp/out" || bad "replay summary: $(cat "$tmp/out")"
+
+# without root: as nobody when we are root
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+        mkdir "$tmp/user" && chmod 777 "$tmp/user" && chmod 755 "$tmp"
+        setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all \
+                "$bin" record -o "$tmp/user/t.jsonl" --interval 100ms --duration 500ms 2> "$tmp/err" &&
+                "$bin" replay "$tmp/user/t.jsonl" -c "$conf" > /dev/null || bad "record as nobody: $(cat "$tmp/err")"
+fi
+
+# another process's change in the trace is adopted, as the daemon would
+awk 'NR > 6 { sub(/"wsf":10,/, "\"wsf\":50,") } { print }' "$tmp/d.jsonl" > "$tmp/foreign.jsonl"
+"$bin" replay "$tmp/foreign.jsonl" -c "$conf" > "$tmp/out" || bad "replay of a foreign change failed"
+grep -q "set to 50 by another process (recorded)" "$tmp/out" &&
+        grep -q "adopt vm.watermark_scale_factor 10 -> 50: another process set it" "$tmp/out" &&
+        grep -q "1 adoptions of another process's value" "$tmp/out" || bad "foreign change: $(cat "$tmp/out")"
+
+# SIGINT or SIGTERM: exit 0, the last line complete
+for sig in INT TERM; do
+        "$bin" record -o "$tmp/i.jsonl" --interval 100ms 2> /dev/null & pid=$!
+        sleep 0.7; kill -"$sig" "$pid"; status=0; wait "$pid" || status=$?; pid=
+        [ "$status" -eq 0 ] || bad "record exits $status on SIG$sig"
+        [ "$(tail -c 1 "$tmp/i.jsonl" | od -An -c | tr -d ' ')" = '\n' ] || bad "last line after SIG$sig is not complete"
+        "$bin" replay "$tmp/i.jsonl" -c "$conf" > /dev/null || bad "the trace stopped by SIG$sig does not replay"
+done
+
+# stdout by default; unwritable output: a message and exit 1
+"$bin" record --duration 200ms > "$tmp/stdout" 2> /dev/null && head -1 "$tmp/stdout" | grep -q '"type":"header"' || bad "record to stdout"
+status=0; "$bin" record -o "$tmp/no/such/dir" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "cannot write $tmp/no/such/dir: No such file or directory" "$tmp/err" ||
+        bad "unwritable -o: exit $status, $(cat "$tmp/err")"
+if [ -w /dev/full ]; then
+        status=0; "$bin" record -o /dev/full --duration 1s 2> "$tmp/err" || status=$?
+        [ "$status" -ne 0 ] && grep -q "No space left on device" "$tmp/err" || bad "/dev/full: exit $status"
+fi
+for arg in "--interval 5" "--duration 0s" "--bogus"; do
+        status=0; "$bin" record $arg 2> /dev/null || status=$?
+        [ "$status" -eq 1 ] || bad "record $arg exits $status"
+done
+
+# --- the daemon records in --dry-run ------------------------------------
+printf 'interval = 100ms\nwindow = 3\n' > "$tmp/conf"
+RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run --record "$tmp/daemon.jsonl" 2> "$tmp/log" & pid=$!
+sleep 1; kill -TERM "$pid"; status=0; wait "$pid" || status=$?; pid=
+[ "$status" -eq 0 ] || bad "daemon with --record exits $status"
+grep -q '"source":"daemon"' "$tmp/daemon.jsonl" || bad "daemon trace header"
+"$bin" replay "$tmp/daemon.jsonl" -c "$tmp/conf" > "$tmp/out" || bad "daemon trace does not replay"
+grep -q "recorded decisions: " "$tmp/out" || bad "no comparison with the recorded decisions"
+# record = FILE, and a reload that names another file switches to it
+printf 'interval = 100ms\nwindow = 3\nrecord = %s\n' "$tmp/a.jsonl" > "$tmp/rconf"
+RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/rconf" --dry-run 2> "$tmp/log" & pid=$!
+sleep 0.6
+printf 'interval = 100ms\nwindow = 3\nrecord = %s\n' "$tmp/b.jsonl" > "$tmp/rconf"
+kill -HUP "$pid"; sleep 0.6; kill -TERM "$pid"; status=0; wait "$pid" || status=$?; pid=
+[ "$status" -eq 0 ] || bad "daemon with record = FILE exits $status"
+for f in a b; do
+        "$bin" replay "$tmp/$f.jsonl" -c "$tmp/conf" > /dev/null 2>&1 || bad "record = FILE: $f.jsonl does not replay"
+done
+grep -q "recording a trace to $tmp/b.jsonl" "$tmp/log" || bad "reload did not switch the trace: $(cat "$tmp/log")"
+printf 'record = relative.jsonl\n' > "$tmp/rel"
+status=0; "$bin" --check-config -c "$tmp/rel" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "$tmp/rel:1: invalid value 'relative.jsonl' for record" "$tmp/err" ||
+        bad "relative record path: $status $(cat "$tmp/err")"
+status=0; RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --record "$tmp/no/dir/t" 2> "$tmp/err" || status=$?
+[ "$status" -eq 2 ] && grep -q "record: cannot write $tmp/no/dir/t" "$tmp/err" || bad "daemon, unwritable record: $status"
+if [ -w /dev/full ]; then
+        status=0; RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --record /dev/full 2> "$tmp/err" || status=$?
+        [ "$status" -eq 2 ] && grep -q "cannot write /dev/full: No space left on device" "$tmp/err" ||
+                bad "daemon, record to a full device: $status $(cat "$tmp/err")"
+fi
+
+# --- CSV: a header and one row per sample, the report on stderr ----------
+"$bin" replay "$tmp/d.jsonl" -c "$conf" --csv > "$tmp/csv" 2> "$tmp/report"
+head -1 "$tmp/csv" | grep -qx 't,wsf,wsf_recorded,decision,compactions,free_pages,low_pages,secs_to_low,allocstall,compact_stall' ||
+        bad "CSV header: $(head -1 "$tmp/csv")"
+[ "$(($(wc -l < "$tmp/csv") - 1))" -eq "$n" ] || bad "CSV rows: $(wc -l < "$tmp/csv") for $n samples"
+awk -F, 'NR > 1 && NF != 10 { exit 1 }' "$tmp/csv" || bad "CSV rows without 10 columns"
+grep -q '^summary:' "$tmp/report" || bad "with --csv the report is not on stderr"
+# the same trace through standard input
+"$bin" replay - -c "$conf" < "$tmp/d.jsonl" | grep -q "^summary: $n samples" || bad "replay from stdin"
+
+[ "$fail" -eq 0 ] && echo "PASS"
+exit "$fail"
