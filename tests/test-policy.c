@@ -89,8 +89,8 @@ static void kswapd_keeping_up_means_no_raise(void **state)
                 if (sim_step(&s, t, &z, 1, &vm, PLENTY, &d))
                         assert_int_equal(d.reason, WSF_KEEP);
         }
-        assert_true(s.f.zones[0].secs_to_low < 10);
-        assert_float_equal(s.f.kswapd_peak, 100000, 1e-6);
+        assert_true(s.e.forecast.zones[0].secs_to_low < 10);
+        assert_float_equal(s.e.forecast.kswapd_peak, 100000, 1e-6);
         sim_free(&s);
 }
 
@@ -102,8 +102,8 @@ static void rising_free_decays(void **state)
         (void)state;
         struct sim s;
         sim_init(&s, 10);
-        s.st.current = s.st.kernel_seen = s.kernel_wsf = 500;
-        s.st.last_change = s.st.last_raise = -1000;     /* set long ago */
+        s.e.policy.current = s.e.policy.kernel_seen = s.kernel_wsf = 500;
+        s.e.policy.last_change = s.e.policy.last_raise = -1000;     /* set long ago */
         struct decision d;
         static const long want[] = { 255, 132, 71, 40, 25, 17, 13, 10 };
         size_t n = 0;
@@ -153,15 +153,15 @@ static void decay_reaches_baseline(void **state)
         (void)state;
         struct sim s;
         sim_init(&s, 10);
-        s.cfg.calm_period = 1;
-        s.st.current = s.st.kernel_seen = s.kernel_wsf = 14;
-        s.st.last_change = s.st.last_raise = -1000;
+        s.p.policy.calm_period = 1;
+        s.e.policy.current = s.e.policy.kernel_seen = s.kernel_wsf = 14;
+        s.e.policy.last_change = s.e.policy.last_raise = -1000;
         struct decision d;
         for (int t = 0; t <= 10; t++) {
                 struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = 1000000 };
                 sim_step(&s, t, &z, 1, NULL, PLENTY, &d);
         }
-        assert_int_equal(s.st.current, 10);
+        assert_int_equal(s.e.policy.current, 10);
         assert_int_equal(s.kernel_wsf, 10);
         sim_free(&s);
 }
@@ -194,8 +194,8 @@ static void noisy_flat_no_action(void **state)
                         if (d.reason != WSF_KEEP)
                                 fail_msg("seed %llu t=%d: %s to %ld, secs_to_low %.1f r2 %.2f slope %.0f",
                                          (unsigned long long)seed, t, wsf_reason_str(d.reason), d.wsf_new,
-                                         s.f.zones[0].secs_to_low, s.f.zones[0].free_fit.r2,
-                                         s.f.zones[0].free_fit.slope);
+                                         s.e.forecast.zones[0].secs_to_low, s.e.forecast.zones[0].free_fit.r2,
+                                         s.e.forecast.zones[0].free_fit.slope);
                         compacted |= d.nr_compact > 0;
                 }
                 compacting_runs += compacted;
@@ -231,7 +231,7 @@ static void shrinking_blocks_compact(void **state)
         sim_free(&s);
 
         sim_init(&s, 10);                       /* compaction = no */
-        s.cfg.compaction = false;
+        s.p.policy.compaction = false;
         for (int t = 0; t <= 15; t++) {
                 struct synth_zone z = fragmenting(t);
                 if (sim_step(&s, t, &z, 1, NULL, PLENTY, &d))
@@ -288,7 +288,7 @@ static void useful_compaction_no_backoff(void **state)
         z.high_pages = 1000 * 512;      /* compaction made plenty of blocks */
         sim_step(&s, 11, &z, 1, NULL, PLENTY, &d);
         assert_int_equal(d.nr_backoff, 0);
-        assert_int_equal(s.st.nodes[0].defer_shift, 0);
+        assert_int_equal(s.e.policy.nodes[0].defer_shift, 0);
         sim_free(&s);
 }
 
@@ -299,8 +299,8 @@ static void external_change_adopted(void **state)
         (void)state;
         struct sim s;
         sim_init(&s, 10);
-        s.cfg.calm_period = 1;
-        s.st.current = s.st.kernel_seen = s.kernel_wsf = 300;
+        s.p.policy.calm_period = 1;
+        s.e.policy.current = s.e.policy.kernel_seen = s.kernel_wsf = 300;
         struct decision d;
         struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = 1000000 };
         sim_step(&s, 0, &z, 1, NULL, PLENTY, &d);
@@ -309,7 +309,7 @@ static void external_change_adopted(void **state)
         assert_int_equal(d.reason, WSF_ADOPT);
         assert_int_equal(d.wsf_old, 300);
         assert_int_equal(d.wsf_new, 50);
-        assert_int_equal(s.st.baseline, 50);
+        assert_int_equal(s.e.policy.baseline, 50);
         for (int t = 2; t < 60; t++) {
                 sim_step(&s, t, &z, 1, NULL, PLENTY, &d);
                 assert_int_equal(d.reason, WSF_KEEP);
@@ -368,7 +368,7 @@ static void inherited_value_held(void **state)
         (void)state;
         struct sim s;
         sim_init(&s, 10);
-        s.st.current = s.st.kernel_seen = s.kernel_wsf = 200;
+        s.e.policy.current = s.e.policy.kernel_seen = s.kernel_wsf = 200;
         struct decision d;
         int lowered_at = -1;
         for (int t = 0; t <= 40 && lowered_at < 0; t++) {
@@ -389,7 +389,7 @@ static void stalls_push_up(void **state)
         (void)state;
         struct sim s;
         sim_init(&s, 10);
-        s.st.current = s.st.kernel_seen = s.kernel_wsf = 100;
+        s.e.policy.current = s.e.policy.kernel_seen = s.kernel_wsf = 100;
         struct decision d;
         struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = 1000000 };
         struct vmstat vm = { 0 };
@@ -423,7 +423,7 @@ static void dry_run_decides_without_writing(void **state)
         (void)state;
         struct sim s;
         sim_init(&s, 10);
-        s.cfg.writes = false;
+        s.p.policy.writes = false;
         struct decision d;
         int raises = 0;
         for (int t = 0; t <= 12; t++) {
@@ -436,7 +436,7 @@ static void dry_run_decides_without_writing(void **state)
         }
         assert_int_equal(raises, 1);
         assert_int_equal(s.kernel_wsf, 10);
-        assert_int_equal(s.st.kernel_seen, 10);
+        assert_int_equal(s.e.policy.kernel_seen, 10);
         sim_free(&s);
 }
 
@@ -454,8 +454,8 @@ static void kernel_limit_probed(void **state)
 
         struct sim s;
         sim_init(&s, 10);
-        s.cfg.max_wsf = 3000;
-        s.st.kernel_refused = 1001;
+        s.p.policy.max_wsf = 3000;
+        s.e.policy.kernel_refused = 1001;
         struct decision d = { 0 };
         for (int t = 0; t <= 12; t++) {
                 struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN,
@@ -488,7 +488,7 @@ static int first_raise(bool saw_kswapd)
                         raised_at = t;
         }
         if (saw_kswapd)
-                assert_float_equal(s.st.kswapd_capacity, 100000, 1e-6);
+                assert_float_equal(s.e.policy.kswapd_capacity, 100000, 1e-6);
         sim_free(&s);
         return raised_at;
 }
@@ -518,9 +518,9 @@ static void burst_sized_by_drain_age(void **state)
         }
         assert_int_equal(d.reason, WSF_RAISE_FORECAST);
         assert_float_equal(d.cover, t - 9, 1e-9);
-        assert_true(d.cover < s.cfg.horizon);
+        assert_true(d.cover < s.p.policy.horizon);
         assert_int_equal(d.wsf_new, wsf_for_gap(d.drain * d.cover, MANAGED));
-        assert_true(d.wsf_new < wsf_for_gap(d.drain * s.cfg.horizon, MANAGED));
+        assert_true(d.wsf_new < wsf_for_gap(d.drain * s.p.policy.horizon, MANAGED));
         sim_free(&s);
 }
 
