@@ -148,17 +148,17 @@ static long forecast_target(const struct policy_state *st, const struct policy_c
         return target;
 }
 
-/* Stalls mean the gap was too small: raise by half at least, and enough to
- * have covered the direct reclaim seen for as long as the longest drain. */
+/* Stalls mean the forecast came too late or the gap was too small: raise by
+ * half at least, and enough to have covered the direct reclaim seen for the
+ * whole horizon. Not by the drain's age, as a forecast raise is: a stall is
+ * the harm the daemon exists to prevent, and a burst that already stalls
+ * within one interval shows no age worth the name (measured: sized by age,
+ * a 2 s cover let the next interval stall ten times as much). */
 static long stall_target(const struct policy_state *st, const struct policy_config *cfg,
-                         const struct forecast *f, double *cover)
+                         const struct forecast *f)
 {
-        double age = 0;
-        for (size_t i = 0; i < f->nr_zones; i++)
-                age = fmax(age, f->zones[i].drain_age);
-        *cover = cover_time(cfg, age);
         long by_gain = st->current + (long)ceil((double)st->current * STALL_GAIN);
-        long by_direct = wsf_for_gap(f->direct_rate * *cover, f->managed_pages);
+        long by_direct = wsf_for_gap(f->direct_rate * cfg->horizon, f->managed_pages);
         return by_gain > by_direct ? by_gain : by_direct;
 }
 
@@ -203,12 +203,11 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
         d->stalls = f->allocstalls + f->compact_stalls;
         if (d->stalls > 0 || f->direct_rate > 0) {
                 st->last_stall = f->time;
-                double cover;
-                long s = stall_target(st, cfg, f, &cover);
+                long s = stall_target(st, cfg, f);
                 if (s > target) {
                         target = s;
                         up = WSF_RAISE_STALL;
-                        d->cover = cover;
+                        d->cover = cfg->horizon;
                         d->reclaim = f->kswapd_rate;
                         d->direct = f->direct_rate;
                 }
