@@ -12,6 +12,7 @@
 
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/memoptimizer.conf"
 #define CONFIG_ORDER_AUTO (-1)
+#define CONFIG_PATH_MAX 256
 
 struct config {
         double interval;                /* seconds */
@@ -26,6 +27,8 @@ struct config {
         double compaction_lead_time;    /* seconds */
         bool dry_run;
         int log_level;                  /* LOG_ERR .. LOG_DEBUG */
+        char metrics_dir[CONFIG_PATH_MAX];      /* "" : no metrics file */
+        double metrics_interval;        /* seconds */
 };
 
 void config_defaults(struct config *c);

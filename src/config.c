@@ -13,7 +13,7 @@
 
 #include "util.h"
 
-enum key_type { T_DURATION, T_UINT, T_LONG, T_R2, T_PERCENT, T_BOOL, T_ORDER, T_LEVEL };
+enum key_type { T_DURATION, T_UINT, T_LONG, T_R2, T_PERCENT, T_BOOL, T_ORDER, T_LEVEL, T_DIR };
 
 struct key {
         const char *name;
@@ -37,6 +37,8 @@ static const struct key keys[] = {
         K(compaction_lead_time, T_DURATION, 1, 600, "1s..10min"),
         K(dry_run, T_BOOL, 0, 0, "yes or no"),
         K(log_level, T_LEVEL, 0, 0, "err, warning, notice, info or debug"),
+        K(metrics_dir, T_DIR, 0, 0, "empty or an absolute path"),
+        K(metrics_interval, T_DURATION, 1, 600, "1s..10min"),
 };
 #undef K
 
@@ -67,6 +69,7 @@ void config_defaults(struct config *c)
                 .calm_period = 30, .trend_min_r2 = 0.6, .oom_headroom = 0.05,
                 .compaction = true, .compaction_max_order = CONFIG_ORDER_AUTO,
                 .compaction_lead_time = 10, .dry_run = false, .log_level = LOG_INFO,
+                .metrics_dir = "", .metrics_interval = 15,
         };
 }
 
@@ -181,6 +184,13 @@ static int set_value(const struct key *k, const char *v, struct config *c)
                 return parse_bool(v, (bool *)field);
         case T_LEVEL:
                 return parse_level(v, (int *)field);
+        case T_DIR:
+                /* Absolute: the unit's ReadWritePaths= and the daemon's
+                 * working directory must not decide where it lands. */
+                if (*v && (v[0] != '/' || strlen(v) >= CONFIG_PATH_MAX))
+                        return -EINVAL;
+                memcpy(field, v, strlen(v) + 1);
+                return 0;
         }
         return -EINVAL;
 }

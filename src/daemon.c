@@ -16,6 +16,7 @@
 #include "actuate.h"
 #include "forecast.h"
 #include "policy.h"
+#include "publish.h"
 #include "report.h"
 #include "sample.h"
 #include "util.h"
@@ -39,6 +40,7 @@ struct daemon {
         char status[256];       /* last STATUS= sent to the service manager */
         unsigned read_failures;
         sd_event_source *timer;
+        struct publisher publisher;
 };
 
 static double now_mono(void)
@@ -160,6 +162,18 @@ static void notify_status(struct daemon *d, const struct decision *dec)
         sd_notifyf(false, "STATUS=%s", text);
 }
 
+/* live.json and the metrics file; dec is NULL until there is a forecast. */
+static void publish(struct daemon *d, bool sampled, const struct decision *dec)
+{
+        struct publish_input in = {
+                .cfg = &d->cfg, .state_dir = d->opt->state_dir, .log = d->log,
+                .mode = d->cfg.dry_run ? MODE_DRY_RUN : d->monitor_only ? MODE_MONITOR_ONLY : MODE_ACTING,
+                .sample = sampled ? &d->sample : NULL, .forecast = dec ? &d->forecast : NULL,
+                .decision = dec, .policy = &d->policy,
+        };
+        publish_cycle(&d->publisher, &in);
+}
+
 static void decide_and_act(struct daemon *d)
 {
         /* Resolved once (and on reload): it reads a sysfs file. */
@@ -171,8 +185,10 @@ static void decide_and_act(struct daemon *d)
                 .min_points = d->cfg.window,
                 .max_order = d->max_order,
         };
-        if (forecast_compute(&d->window, &fp, &d->forecast) < 0)
+        if (forecast_compute(&d->window, &fp, &d->forecast) < 0) {
+                publish(d, true, NULL);
                 return;
+        }
         struct policy_config pc;
         policy_config_from(d, &pc);
         struct decision dec;
@@ -187,6 +203,7 @@ static void decide_and_act(struct daemon *d)
         for (size_t i = 0; i < dec.nr_compact; i++)
                 apply_compaction(d, &dec.compact[i]);
         notify_status(d, &dec);
+        publish(d, true, &dec);
 }
 
 static void sample_failed(struct daemon *d, int r)
@@ -196,6 +213,7 @@ static void sample_failed(struct daemon *d, int r)
         if (d->read_failures++ % every == 0)
                 log_msg(d->log, LOG_WARNING, "skipping a sample: reading /proc failed: %s (%u in a row)",
                         strerror(-r), d->read_failures);
+        publish(d, false, NULL);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
@@ -406,6 +424,7 @@ static int start(struct daemon *d, sd_event *e)
 int daemon_run(const struct daemon_options *opt, const struct config *cfg, struct logger *log)
 {
         struct daemon d = { .opt = opt, .cfg = *cfg, .log = log, .lock_fd = -1 };
+        publish_init(&d.publisher);
         sd_event *e = NULL;
         int r = sd_event_new(&e);
         if (r >= 0)
@@ -418,6 +437,7 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
         sd_notify(false, "STOPPING=1");
         if (d.baseline_known)
                 restore(&d);
+        publish_stop(&d.publisher, opt->state_dir);
         sd_event_source_unref(d.timer);
         sd_event_unref(e);
         forecast_free(&d.forecast);

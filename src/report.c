@@ -36,7 +36,7 @@ static void field(struct log_field *f, size_t *n, const char *name, int decimals
         (*n)++;
 }
 
-static void why(char *buf, size_t size, const struct decision *d)
+void report_reason(char *buf, size_t size, const struct decision *d)
 {
         char low[32], ksw[32], peak[32], drain[32], direct[32];
         format_secs(low, sizeof(low), d->secs_to_low);
@@ -73,7 +73,7 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
         if (d->reason == WSF_KEEP)
                 return;
         char reason[256], msg[400];
-        why(reason, sizeof(reason), d);
+        report_reason(reason, sizeof(reason), d);
         const char *verb = d->reason == WSF_ADOPT ? "adopt" :
                            d->wsf_new > d->wsf_old ? "raise" : "lower";
         snprintf(msg, sizeof(msg), "%s%s vm.watermark_scale_factor %ld -> %ld: %s",
