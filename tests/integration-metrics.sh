@@ -3,10 +3,10 @@
 # private runtime directory) writes memoptimizer.prom into a directory that
 # Debian's prometheus-node-exporter serves with its textfile collector on
 # loopback; the scrape has memoptimizer's series with sane values, and
-# `promtool check metrics` passes on the file and on the scrape. The file
-# is kept as $out_dir/memoptimizer.prom for the dashboard check.
+# `promtool check metrics` passes on the file and on the scrape; and
+# `status --json` reports the same daemon running, then not running.
 set -euo pipefail
-bin=$1 out_dir=${2:-}
+bin=$1
 exporter=/usr/bin/prometheus-node-exporter
 for t in "$exporter" promtool curl; do
         command -v "$t" >/dev/null || { echo "SKIP: $t is not installed (scripts/install-deps --test)"; exit 77; }
@@ -105,7 +105,22 @@ done
 now=$(date +%s)
 ts=$(value memoptimizer_last_sample_timestamp_seconds)
 check "last sample within 5 s" "$ts > $now - 5 && $ts <= $now + 1" "$ts $now"
-[ -z "$out_dir" ] || cp "$tmp/file.prom" "$out_dir/memoptimizer.prom"
+
+# status --json sees the same daemon (python3 is there: meson runs on it).
+RUNTIME_DIRECTORY=$tmp/run "$bin" status --json > "$tmp/status.json"
+RUNTIME_DIRECTORY=$tmp/run "$bin" status > "$tmp/status.txt"
+python3 - "$tmp/status.json" "$wsf" <<'PY' || fail "status --json: $(cat "$tmp/status.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema_version"] == 1
+assert d["watermark_scale_factor"]["current"] == int(sys.argv[2])
+dm = d["daemon"]
+assert dm["state"] == "running" and dm["mode"] == "dry-run", dm["state"]
+assert dm["live"]["counters"]["samples"] >= 3
+assert dm["live"]["forecast"] is not None
+assert all(0 <= f["unusable_index"] <= 1 for z in d["zones"] for f in z["fragmentation"])
+PY
+grep -q '^daemon: running, dry-run (pid [0-9]*, updated' "$tmp/status.txt" || fail "status text: $(cat "$tmp/status.txt")"
 
 # A stopped daemon leaves nothing in the textfile directory.
 kill -TERM "$pid"
@@ -113,4 +128,5 @@ wait "$pid" || fail "daemon exit status $?"
 pid=
 [ -z "$(ls -A "$tmp/textfile")" ] || fail "files left after stop: $(ls -A "$tmp/textfile")"
 curl -fsS "http://127.0.0.1:$port/metrics" | grep -q '^memoptimizer_' && fail "node_exporter still serves memoptimizer series"
+RUNTIME_DIRECTORY=$tmp/run "$bin" status --json | grep -q '"state": "not-running"' || fail "status after stop"
 echo "PASS: node_exporter on 127.0.0.1:$port served $(grep -c '^memoptimizer_' "$tmp/scrape") memoptimizer samples over $(echo "$zones" | wc -w) zones; removed on stop"
