@@ -123,13 +123,15 @@ static int take_lock(struct publisher *p, const char *dir)
                 return -ENAMETOOLONG;
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
                 return -errno;
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-                return -errno;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
         p->lock_fd = fd;
-        fd = -1;
         return 0;
 }
 

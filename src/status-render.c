@@ -183,8 +183,10 @@ static void text_counters(FILE *out, json_object *c)
         fprintf(out, "  counters: %lld samples, %lld sample errors; decisions",
                 (long long)json_object_get_int64(get(c, "samples")),
                 (long long)json_object_get_int64(get(c, "sample_errors")));
-        json_object_object_foreach(get(c, "decisions"), kind, v)
-                fprintf(out, " %s %lld", kind, (long long)json_object_get_int64(v));
+        for (int k = WSF_KEEP + 1; k < PUBLISH_WSF_KINDS; k++) {
+                const char *kind = wsf_reason_str((enum wsf_reason)k);
+                fprintf(out, " %s %lld", kind, (long long)json_object_get_int64(get(get(c, "decisions"), kind)));
+        }
         fprintf(out, "; %lld compactions, %lld back-offs; CPU %.2f s\n",
                 (long long)json_object_get_int64(get(c, "compactions")),
                 (long long)json_object_get_int64(get(c, "compaction_backoffs")),
