@@ -168,10 +168,10 @@ if [ -f "$E2E/nspawn.pid" ]; then
 fi
 
 # ---------------------------------------------------------------- Debian tree
-PKGS=systemd,systemd-sysv,dbus,libproc2-0,libinih1,procps,man-db
+PKGS=systemd,systemd-sysv,dbus,libproc2-0,libinih1,libjson-c5,procps,man-db
 tree_complete() {
         [ -f "$E2E/root.complete" ] && [ -x "$ROOT/usr/lib/systemd/systemd" ] &&
-                chroot "$ROOT" dpkg-query -W systemd systemd-sysv dbus libsystemd0 libproc2-0 libinih1 procps man-db > /dev/null 2>&1
+                chroot "$ROOT" dpkg-query -W systemd systemd-sysv dbus libsystemd0 libproc2-0 libinih1 libjson-c5 procps man-db > /dev/null 2>&1
 }
 say "Debian 12 tree in $ROOT"
 if tree_complete; then
