@@ -6,9 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,19 +116,10 @@ static int take_lock(struct publisher *p, const char *dir)
 {
         if (p->lock_fd >= 0)
                 return 0;
-        char path[PATH_MAX];
-        if (snprintf(path, sizeof(path), "%s/" LIVE_LOCK, dir) >= (int)sizeof(path))
-                return -ENAMETOOLONG;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        /* read-only and 0644: status opens it too, to see whether it is held */
+        int fd = lock_in_dir(dir, LIVE_LOCK, O_RDONLY, 0644);
         if (fd < 0)
-                return -errno;
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                int e = -errno;
-                close(fd);
-                return e;
-        }
+                return fd;
         p->lock_fd = fd;
         return 0;
 }

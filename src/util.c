@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 int path_join(char *out, size_t outsz, const char *root, const char *path)
@@ -68,6 +69,24 @@ int parse_long(const char *s, long min, long max, long *out)
                 return -ERANGE;
         *out = v;
         return 0;
+}
+
+int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode)
+{
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+                return -ENAMETOOLONG;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        int fd = open(path, open_flags | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (fd < 0)
+                return -errno;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
+        return fd;
 }
 
 int write_file_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode)
