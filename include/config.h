@@ -28,6 +28,8 @@ struct config {
         bool dry_run;
         int log_level;                  /* LOG_ERR .. LOG_DEBUG */
         char record[CONFIG_PATH_MAX];   /* trace file; "" for none */
+        char metrics_dir[CONFIG_PATH_MAX];      /* "" : no metrics file */
+        double metrics_interval;        /* seconds */
 };
 
 void config_defaults(struct config *c);

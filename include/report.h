@@ -10,6 +10,8 @@
 #include "policy.h"
 
 /* `acting` is false in dry-run and monitor-only: messages say "would". */
+/* Why the scale factor decision was taken, for a person ("" for keep). */
+void report_reason(char *buf, size_t size, const struct decision *d);
 void report_wsf(const struct logger *l, const struct decision *d, bool acting);
 void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
                     bool all_nodes, double seconds, int err);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -30,3 +31,14 @@ int path_join(char *out, size_t outsz, const char *root, const char *path);
 /* Parse a decimal long in [min, max] from s, allowing surrounding
  * whitespace. Returns 0 or -EINVAL / -ERANGE. */
 int parse_long(const char *s, long min, long max, long *out);
+
+/* Take an exclusive flock(2) on dir/name without waiting, creating dir
+ * (0755) and the file (`mode`) as needed. Returns the fd to keep open, or a
+ * negative errno: -EWOULDBLOCK when another process holds it. */
+int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode);
+
+/* Replace dir/name with `len` bytes of data, atomically for readers: written
+ * to a temporary file in the same directory (whose name does not end like
+ * `name`), given `mode`, then renamed over `name`. No fsync: readers want
+ * the newest state, not durability. Returns 0 or a negative errno. */
+int write_file_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode);

@@ -5,7 +5,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -152,18 +151,5 @@ int actuate_restore_from_state(const char *root, const char *dir, long *baseline
 
 int actuate_lock(const char *dir)
 {
-        char path[PATH_MAX];
-        if (snprintf(path, sizeof(path), "%s/lock", dir) >= (int)sizeof(path))
-                return -ENAMETOOLONG;
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
-                return -errno;
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                int e = -errno;
-                close(fd);
-                return e;
-        }
-        return fd;
+        return lock_in_dir(dir, "lock", O_RDWR, 0600);
 }

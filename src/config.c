@@ -38,6 +38,8 @@ static const struct key keys[] = {
         K(dry_run, T_BOOL, 0, 0, "yes or no"),
         K(log_level, T_LEVEL, 0, 0, "err, warning, notice, info or debug"),
         K(record, T_PATH, 0, 0, "an absolute file name, or none"),
+        K(metrics_dir, T_PATH, 0, 0, "an absolute path, or none"),
+        K(metrics_interval, T_DURATION, 1, 600, "1s..10min"),
 };
 #undef K
 
@@ -68,6 +70,7 @@ void config_defaults(struct config *c)
                 .calm_period = 30, .trend_min_r2 = 0.6, .oom_headroom = 0.05,
                 .compaction = true, .compaction_max_order = CONFIG_ORDER_AUTO,
                 .compaction_lead_time = 10, .dry_run = false, .log_level = LOG_INFO,
+                .metrics_dir = "", .metrics_interval = 15,
         };
 }
 

@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "forecast.h"
 #include "policy.h"
+#include "publish.h"
 #include "record.h"
 #include "report.h"
 #include "sample.h"
@@ -41,6 +42,7 @@ struct daemon {
         unsigned read_failures;
         sd_event_source *timer;
         struct recorder *rec;   /* record = FILE, NULL when not recording */
+        struct publisher publisher;
 };
 
 static double now_mono(void)
@@ -186,6 +188,18 @@ static void record_check(struct daemon *d, int r)
         d->rec = NULL;
 }
 
+/* live.json and the metrics file; dec is NULL until there is a forecast. */
+static void publish(struct daemon *d, bool sampled, const struct decision *dec)
+{
+        struct publish_input in = {
+                .cfg = &d->cfg, .state_dir = d->opt->state_dir, .log = d->log,
+                .mode = d->cfg.dry_run ? MODE_DRY_RUN : d->monitor_only ? MODE_MONITOR_ONLY : MODE_ACTING,
+                .sample = sampled ? &d->sample : NULL, .forecast = dec ? &d->engine.forecast : NULL,
+                .decision = dec, .policy = &d->engine.policy,
+        };
+        publish_cycle(&d->publisher, &in);
+}
+
 static void sample_failed(struct daemon *d, int r)
 {
         /* Rate-limited: the first failure, then one line a minute. */
@@ -193,6 +207,7 @@ static void sample_failed(struct daemon *d, int r)
         if (d->read_failures++ % every == 0)
                 log_msg(d->log, LOG_WARNING, "skipping a sample: reading /proc failed: %s (%u in a row)",
                         strerror(-r), d->read_failures);
+        publish(d, false, NULL);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
@@ -238,6 +253,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
                 act(d, &dec);
         if (r == 1 && d->rec)
                 record_check(d, recorder_decision(d->rec, d->sample.time, &dec, acting(d)));
+        publish(d, true, r == 1 ? &dec : NULL);
         return 0;
 }
 
@@ -429,6 +445,7 @@ static int start(struct daemon *d, sd_event *e)
 int daemon_run(const struct daemon_options *opt, const struct config *cfg, struct logger *log)
 {
         struct daemon d = { .opt = opt, .cfg = *cfg, .log = log, .lock_fd = -1 };
+        publish_init(&d.publisher);
         sd_event *e = NULL;
         int r = sd_event_new(&e);
         if (r >= 0)
@@ -441,6 +458,7 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
         sd_notify(false, "STOPPING=1");
         if (d.baseline_known)
                 restore(&d);
+        publish_stop(&d.publisher, opt->state_dir);
         sd_event_source_unref(d.timer);
         sd_event_unref(e);
         engine_free(&d.engine);

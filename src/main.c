@@ -20,7 +20,8 @@ static void usage(FILE *out)
 {
         fprintf(out,
                 "Usage: memoptimizer [OPTIONS]            run in the foreground\n"
-                "       memoptimizer status [-c FILE]     show the memory state and the baseline\n"
+                "       memoptimizer status [--json] [-c FILE]\n"
+                "                                         show the memory state, the baseline and the daemon's view\n"
                 "       memoptimizer restore              put back the baseline a stopped daemon left\n"
                 "       memoptimizer --check-config [-c FILE]\n"
                 "       memoptimizer record [-o FILE|--output=FILE] [--interval=D] [--duration=D]\n"
@@ -38,6 +39,7 @@ static void usage(FILE *out)
                 "  -v, --verbose         log at debug level\n"
                 "      --record=FILE     also write a trace of samples and decisions to FILE\n"
                 "      --check-config    validate the configuration and exit\n"
+                "      --json            with status: one JSON document (docs/status-json.md)\n"
                 "  -h, --help            show this help and exit\n"
                 "  -V, --version         show the version and exit\n"
                 "\n"
@@ -49,13 +51,13 @@ static void usage(FILE *out)
 
 struct cli {
         struct daemon_options opt;
-        bool check_config, status, restore;
+        bool check_config, status, restore, json;
 };
 
 /* Returns -1 to go on, else an exit status. */
 static int parse_args(int argc, char **argv, struct cli *c)
 {
-        enum { OPT_CHECK = 0x100, OPT_RECORD };
+        enum { OPT_CHECK = 0x100, OPT_RECORD, OPT_JSON };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "dry-run", no_argument, NULL, 'n' },
@@ -63,6 +65,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
                 { "verbose", no_argument, NULL, 'v' },
                 { "check-config", no_argument, NULL, OPT_CHECK },
                 { "record", required_argument, NULL, OPT_RECORD },
+                { "json", no_argument, NULL, OPT_JSON },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
@@ -97,6 +100,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
                         }
                         c->opt.record_override = optarg;
                         break;
+                case OPT_JSON:
+                        c->json = true;
+                        break;
                 case 'h':
                         usage(stdout);
                         return 0;
@@ -117,6 +123,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
         }
         if (optind < argc) {
                 fprintf(stderr, "memoptimizer: unexpected argument '%s'\nTry 'memoptimizer --help'.\n", argv[optind]);
+                return 1;
+        }
+        if (c->json && !c->status) {
+                fprintf(stderr, "memoptimizer: --json goes with status only\nTry 'memoptimizer --help'.\n");
                 return 1;
         }
         return -1;
@@ -178,7 +188,7 @@ int main(int argc, char **argv)
                 return 0;
         }
         if (c.status)
-                return status_print(stdout, c.opt.root, c.opt.state_dir, &cfg);
+                return status_print(stdout, c.opt.root, c.opt.state_dir, &cfg, c.json);
 
         daemon_apply_overrides(&c.opt, &cfg);
         struct logger log;

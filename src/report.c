@@ -59,7 +59,7 @@ static void field_str(struct fields *fs, const char *name, const char *v)
                 snprintf(f->value, sizeof(f->value), "%s", v);
 }
 
-static void why(char *buf, size_t size, const struct decision *d)
+void report_reason(char *buf, size_t size, const struct decision *d)
 {
         char low[32], ksw[32], peak[32], drain[32], direct[32];
         format_secs(low, sizeof(low), d->secs_to_low);
@@ -94,7 +94,7 @@ static void why(char *buf, size_t size, const struct decision *d)
 void report_wsf_message(char *msg, size_t size, const struct decision *d, bool acting)
 {
         char reason[256];
-        why(reason, sizeof(reason), d);
+        report_reason(reason, sizeof(reason), d);
         const char *verb = d->reason == WSF_ADOPT ? "adopt" :
                            d->wsf_new > d->wsf_old ? "raise" : "lower";
         snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld: %s",

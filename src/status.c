@@ -1,61 +1,149 @@
 #include "status.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <string.h>
+#include <sys/file.h>
+#include <time.h>
 
 #include "actuate.h"
 #include "daemon.h"
-#include "sample.h"
+#include "publish.h"
+#include "util.h"
 
-static void print_zone(FILE *out, const struct zone *z, unsigned nr_orders, unsigned max_order)
+const char *daemon_state_str(enum daemon_state s)
 {
-        fprintf(out, "node%d %s: managed %llu pages, free %llu pages\n", z->node, z->name,
-                (unsigned long long)z->managed_pages, (unsigned long long)z->free_pages);
-        fprintf(out, "  watermarks: min %llu, low %llu, high %llu pages\n",
-                (unsigned long long)z->wmark_min, (unsigned long long)z->wmark_low,
-                (unsigned long long)z->wmark_high);
-        fprintf(out, "  free blocks per order:");
-        for (unsigned k = 0; k < nr_orders; k++)
-                fprintf(out, " %u:%llu", k, (unsigned long long)z->nr_free[k]);
-        fprintf(out, "\n  fragmented (free memory not in blocks >= order):");
-        unsigned first = max_order > 3 ? max_order - 3 : 1;
-        for (unsigned k = first; k <= max_order && k < nr_orders; k++) {
-                double h = (double)zone_free_at_order(z, nr_orders, k);
-                double f = (double)z->free_pages;
-                fprintf(out, " %u:%.0f%%", k, f > 0 ? (f - h) / f * 100 : 0);
-        }
-        fprintf(out, "\n");
+        static const char *const n[] = {
+                [DAEMON_NOT_RUNNING] = "not-running", [DAEMON_RUNNING] = "running",
+                [DAEMON_STALE] = "stale",
+        };
+        return n[s];
 }
 
-int status_print(FILE *out, const char *root, const char *state_dir, const struct config *cfg)
+static double jnum_at(json_object *o, const char *key)
 {
-        struct sample_reader *r;
-        struct sample s = { 0 };
-        int e = sample_reader_new(&r, root);
-        if (e >= 0) {
-                e = sample_read(r, &s);
-                sample_reader_free(r);
+        json_object *v;
+        if (!json_object_object_get_ex(o, key, &v) || !v)
+                return NAN;
+        return json_object_get_double(v);
+}
+
+/* Whether a process holds live.lock: the publishing daemon does, for as
+ * long as it runs. -1 when that cannot be known. */
+static int lock_held(const char *state_dir)
+{
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof(path), "%s/" LIVE_LOCK, state_dir) >= (int)sizeof(path))
+                return -1;
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -1;
+        if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+                return 0;       /* released when fd closes */
+        return errno == EWOULDBLOCK ? 1 : -1;
+}
+
+/* The daemon is running when it holds live.lock and has written live.json
+ * within a few intervals; stale when it holds the lock but stopped writing
+ * (hung, or stopped with SIGSTOP); not running otherwise. */
+static void read_daemon(struct status_report *r, const char *state_dir)
+{
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "%s/" LIVE_FILE, state_dir);
+        r->age = NAN;
+        r->live = json_object_from_file(path);
+        if (!r->live) {
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail), "no daemon publishes in %s (%s)", state_dir,
+                         access(path, F_OK) < 0 ? "no " LIVE_FILE : "unreadable " LIVE_FILE);
+                return;
         }
+        double version = jnum_at(r->live, "schema_version");
+        if (version != LIVE_SCHEMA_VERSION) {
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail), LIVE_FILE " has schema_version %g; this status reads %d",
+                         version, LIVE_SCHEMA_VERSION);
+                json_object_put(r->live);
+                r->live = NULL;
+                return;
+        }
+        r->age = r->time - jnum_at(r->live, "updated");
+        double interval = jnum_at(r->live, "interval_seconds");
+        double limit = fmax(3 * interval, interval + 5);
+        int held = lock_held(state_dir);
+        if (held == 0) {
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail),
+                         "pid %.0f, which wrote " LIVE_FILE " %.0f s ago, has exited without removing it",
+                         jnum_at(r->live, "pid"), r->age);
+        } else if (!(r->age <= limit)) {
+                r->daemon = DAEMON_STALE;
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail),
+                         "pid %.0f has not written " LIVE_FILE " for %.0f s (interval %.3g s): hung or stopped",
+                         jnum_at(r->live, "pid"), r->age, interval);
+        } else {
+                r->daemon = DAEMON_RUNNING;
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail), "pid %.0f, updated %.1f s ago",
+                         jnum_at(r->live, "pid"), r->age);
+        }
+}
+
+int status_report_read(struct status_report *r, const char *root, const char *state_dir,
+                       const struct config *cfg)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        *r = (struct status_report){ .time = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 };
+        struct sample_reader *rd;
+        int e = sample_reader_new(&rd, root);
+        if (e >= 0) {
+                e = sample_read(rd, &r->s);
+                sample_reader_free(rd);
+        }
+        if (e < 0)
+                return e;
+        long written;
+        e = actuate_state_load(state_dir, &r->baseline, &written);
+        r->baseline_source = e == 0 ? BASELINE_STATE_FILE : e == -ENOENT ? BASELINE_UNCHANGED : BASELINE_UNKNOWN;
+        if (e == -ENOENT)
+                r->baseline = r->s.wsf;
+        else if (e < 0)
+                snprintf(r->baseline_error, sizeof(r->baseline_error), "%s", strerror(-e));
+        r->max_order = resolve_max_order(root, cfg->compaction_max_order, r->s.nr_orders);
+        read_daemon(r, state_dir);
+        return 0;
+}
+
+void status_report_free(struct status_report *r)
+{
+        sample_free(&r->s);
+        json_object_put(r->live);
+        r->live = NULL;
+}
+
+int status_print(FILE *out, const char *root, const char *state_dir, const struct config *cfg, bool json)
+{
+        struct status_report r;
+        int e = status_report_read(&r, root, state_dir, cfg);
         if (e < 0) {
                 fprintf(stderr, "memoptimizer: cannot read the kernel's memory state: %s\n", strerror(-e));
                 return 2;
         }
-        long baseline, written;
-        e = actuate_state_load(state_dir, &baseline, &written);
-        fprintf(out, "vm.watermark_scale_factor: %ld\n", s.wsf);
-        if (e == 0)
-                fprintf(out, "baseline: %ld (the daemon changed it and will restore it)\n", baseline);
-        else if (e == -ENOENT)
-                fprintf(out, "baseline: %ld (the daemon has not changed it)\n", s.wsf);
-        else
-                fprintf(out, "baseline: unknown (state file in %s: %s)\n", state_dir, strerror(-e));
-        unsigned max_order = resolve_max_order(root, cfg->compaction_max_order, s.nr_orders);
-        for (size_t i = 0; i < s.nr_zones; i++)
-                print_zone(out, &s.zones[i], s.nr_orders, max_order);
-        fprintf(out, "MemAvailable: %llu pages; file LRU %llu pages; stalls since boot: allocstall %llu, compact_stall %llu\n",
-                (unsigned long long)s.mem.mem_available,
-                (unsigned long long)s.mem.active_file + (unsigned long long)s.mem.inactive_file,
-                (unsigned long long)s.vm.allocstall, (unsigned long long)s.vm.compact_stall);
-        sample_free(&s);
+        if (json) {
+                json_object *o = status_report_json(&r);
+                const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                                   JSON_C_TO_STRING_SPACED) : NULL;
+                if (s)
+                        fprintf(out, "%s\n", s);
+                json_object_put(o);
+                if (!s)
+                        e = -ENOMEM;
+        } else {
+                status_report_text(out, &r);
+        }
+        status_report_free(&r);
+        if (e < 0 || fflush(out) != 0) {
+                fprintf(stderr, "memoptimizer: cannot write the status: %s\n", strerror(e < 0 ? -e : errno));
+                return 2;
+        }
         return 0;
 }

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* mkostemp */
 #include "util.h"
 
 #include <errno.h>
@@ -6,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 
 int path_join(char *out, size_t outsz, const char *root, const char *path)
 {
@@ -66,4 +69,50 @@ int parse_long(const char *s, long min, long max, long *out)
                 return -ERANGE;
         *out = v;
         return 0;
+}
+
+int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode)
+{
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+                return -ENAMETOOLONG;
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        int fd = open(path, open_flags | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (fd < 0)
+                return -errno;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
+        return fd;
+}
+
+int write_file_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode)
+{
+        char path[PATH_MAX], tmp[PATH_MAX];
+        /* ".name.XXXXXX": hidden, and never matches a reader's "*.prom". */
+        if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+            snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >= (int)sizeof(tmp))
+                return -ENAMETOOLONG;
+        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        const char *p = data;
+        int r = fchmod(fd, mode) < 0 ? -errno : 0;
+        while (r == 0 && len > 0) {
+                ssize_t n = write(fd, p, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        r = -errno;
+                else
+                        p += n, len -= (size_t)n;
+        }
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0)
+                unlink(tmp);
+        return r;
 }

@@ -17,7 +17,7 @@ same() {        # name, list A, list B
 }
 help=$("$bin" --help)
 help_keys=$(echo "$help" | sed -n 's/^Configuration keys (memoptimizer.conf(5)): //p' | tr ' ' '\n' | sort)
-conf_keys=$(sed -n 's/^#\{0,1\}\([a-z_0-9]*\) = .*/\1/p' "$src/conf/memoptimizer.conf" | sort)
+conf_keys=$(sed -n 's/^#\{0,1\}\([a-z_0-9]*\) =\( .*\)\{0,1\}$/\1/p' "$src/conf/memoptimizer.conf" | sort)
 man_keys=$(awk 'prev == ".TP" && /^\.B [a-z_0-9]+$/ {print $2} {prev = $0}' "$src/man/memoptimizer.conf.5" | sort)
 [ -n "$help_keys" ] || { echo "FAIL: no keys in --help"; fail=1; }
 same "keys in --help and conf/memoptimizer.conf" "$help_keys" "$conf_keys"
@@ -32,7 +32,7 @@ same "long options in --help and memoptimizer(8)" "$help_opts" "$man_opts"
 "$bin" --check-config --config "$src/conf/memoptimizer.conf" >/dev/null ||
         { echo "FAIL: conf/memoptimizer.conf does not validate"; fail=1; }
 tmp=$(mktemp)
-sed -n 's/^#\([a-z_0-9]* = .*\)/\1/p' "$src/conf/memoptimizer.conf" > "$tmp"
+sed -n 's/^#\([a-z_0-9]* =.*\)/\1/p' "$src/conf/memoptimizer.conf" > "$tmp"
 "$bin" --check-config --config "$tmp" >/dev/null ||
         { echo "FAIL: the defaults written in conf/memoptimizer.conf do not validate"; fail=1; }
 rm -f "$tmp"

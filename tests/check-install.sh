@@ -19,6 +19,9 @@ want "$prefix/$sbindir/memoptimizer"
 want "$sysconfdir/memoptimizer.conf"
 want "$prefix/$mandir/man8/memoptimizer.8"
 want "$prefix/$mandir/man5/memoptimizer.conf.5"
+for f in status-json.md fleet.md prometheus/alerts.yml grafana/memoptimizer.json; do
+        want "$prefix/share/doc/memoptimizer/$f"
+done
 unit=$(find "$dest" -name memoptimizer.service)
 preset=$(find "$dest" -name 90-memoptimizer.preset)
 catalog=$(find "$dest" -name memoptimizer.catalog)

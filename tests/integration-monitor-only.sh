@@ -26,11 +26,15 @@ printf 'interval = 100ms\nwindow = 3\n' > "$tmp/conf"
 chmod 644 "$tmp/conf"
 : > "$tmp/log"
 chmod 666 "$tmp/log"
+# The runtime directory is the daemon's (as under systemd), so it publishes.
+mkdir -m 755 "$tmp/run"
+[ "$(id -u)" -eq 0 ] && chown nobody "$tmp/run"
 journal=
 [ -S /run/systemd/journal/socket ] || journal=$(stat -c '%d:%i' "$tmp/log")
 JOURNAL_STREAM=$journal RUNTIME_DIRECTORY=$tmp/run "${as_user[@]}" "$bin" --config "$tmp/conf" 2>> "$tmp/log" &
 pid=$!
 sleep 1.5
+RUNTIME_DIRECTORY=$tmp/run "$bin" status --json > "$tmp/status.json"
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
@@ -42,4 +46,6 @@ n=$(grep -c 'monitor-only' "$tmp/log" || true)
 grep -q 'cannot write vm.watermark_scale_factor (Permission denied)' "$tmp/log" ||
         { echo "FAIL: the reason is not given"; exit 1; }
 [ "$(cat "$wsf")" = "$before" ] || { echo "FAIL: the sysctl changed"; exit 1; }
+grep -q '"mode": "monitor-only"' "$tmp/status.json" && grep -q '"state": "running"' "$tmp/status.json" ||
+        { echo "FAIL: status --json does not show a running monitor-only daemon:"; head -c 600 "$tmp/status.json"; exit 1; }
 echo "PASS${journal:+ (JOURNAL_STREAM=$journal without journald: fell back to stderr)}"

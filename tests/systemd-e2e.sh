@@ -67,7 +67,8 @@ others() {
                 [ "$(readlink /proc/"$p"/ns/pid 2>/dev/null)" = "$ns" ] && ps -o pid=,args= -p "$p"
         done
         pgrep -a -x thp-alloc
-        pgrep -a -f 'tests/integration-|bench/(run|demo-|daemon-)'
+        # not `flock LOCK bench/run`: that one waits for the lock we hold
+        pgrep -a -f 'tests/integration-|bench/(run|demo-|daemon-)' | grep -v '^[0-9]* flock ' || true
 }
 waited=0
 while [ -n "$(others)" ]; do
@@ -167,10 +168,10 @@ if [ -f "$E2E/nspawn.pid" ]; then
 fi
 
 # ---------------------------------------------------------------- Debian tree
-PKGS=systemd,systemd-sysv,dbus,libproc2-0,libinih1,procps,man-db
+PKGS=systemd,systemd-sysv,dbus,libproc2-0,libinih1,libjson-c5,procps,man-db
 tree_complete() {
         [ -f "$E2E/root.complete" ] && [ -x "$ROOT/usr/lib/systemd/systemd" ] &&
-                chroot "$ROOT" dpkg-query -W systemd systemd-sysv dbus libsystemd0 libproc2-0 libinih1 procps man-db > /dev/null 2>&1
+                chroot "$ROOT" dpkg-query -W systemd systemd-sysv dbus libsystemd0 libproc2-0 libinih1 libjson-c5 procps man-db > /dev/null 2>&1
 }
 say "Debian 12 tree in $ROOT"
 if tree_complete; then
@@ -226,9 +227,9 @@ else
         cp "$src/systemd/memoptimizer.catalog" "$ROOT/usr/lib/systemd/catalog/"
 fi
 ldd_out=$(chroot "$ROOT" ldd /usr/sbin/memoptimizer 2>&1)
-echo "$ldd_out" | grep -E 'libsystemd|libproc2|libinih'
-check "runtime libraries (libsystemd0, libproc2-0, libinih1) resolve in the tree" \
-        eval '! echo "$ldd_out" | grep -q "not found" && [ $(echo "$ldd_out" | grep -cE "libsystemd.so.0 => |libproc2.so.0 => |libinih.so.1 => ") -eq 3 ]'
+echo "$ldd_out" | grep -E 'libsystemd|libproc2|libinih|libjson-c'
+check "runtime libraries (libsystemd0, libproc2-0, libinih1, libjson-c5) resolve in the tree" \
+        eval '! echo "$ldd_out" | grep -q "not found" && [ $(echo "$ldd_out" | grep -cE "libsystemd.so.0 => |libproc2.so.0 => |libinih.so.1 => |libjson-c.so.5 => ") -eq 4 ]'
 
 cat > "$ROOT/etc/memoptimizer.conf" << EOF
 # written by tests/systemd-e2e.sh: decide quickly, raise at most to $MAX_WSF
@@ -237,7 +238,13 @@ window = 4
 horizon = 60s
 max_wsf = $MAX_WSF
 calm_period = 10min
+# node_exporter's textfile directory in Debian, which the unit may write
+metrics_dir = /var/lib/prometheus/node-exporter
+metrics_interval = 1s
 EOF
+TEXTFILE=$ROOT/var/lib/prometheus/node-exporter
+mkdir -p "$TEXTFILE"
+rm -f "$TEXTFILE/memoptimizer.prom"
 check "test configuration is valid" chroot "$ROOT" /usr/sbin/memoptimizer --check-config -c /etc/memoptimizer.conf
 # An earlier run left the unit enabled: boot without it, enable it inside.
 systemctl --root="$ROOT" disable memoptimizer.service > /dev/null 2>&1
@@ -282,6 +289,17 @@ status=$(IN systemctl status memoptimizer --no-pager -n 0)
 echo "$status"
 check "status shows active (running)" grep -q 'Active: active (running)' <<< "$status"
 check "status shows the STATUS= text" grep -qE 'Status: "wsf [0-9]+ \(baseline [0-9]+\)' <<< "$status"
+check "metrics file written in the sandbox (ProtectSystem=strict): $TEXTFILE/memoptimizer.prom" \
+        test -s "$TEXTFILE/memoptimizer.prom"
+if command -v promtool > /dev/null; then
+        check "promtool check metrics passes on the service's metrics file" \
+                sh -c "promtool check metrics < '$TEXTFILE/memoptimizer.prom'"
+fi
+check "memoptimizer_mode{mode=\"acting\"} 1 in the metrics file" \
+        grep -qx 'memoptimizer_mode{mode="acting"} 1' "$TEXTFILE/memoptimizer.prom"
+sj=$(IN memoptimizer status --json)
+check "status --json inside: daemon running, acting" \
+        eval 'grep -q "\"state\": \"running\"" <<< "$sj" && grep -q "\"mode\": \"acting\"" <<< "$sj"'
 invocation() { IN systemctl show -P InvocationID memoptimizer; }
 INV=$(invocation)
 check "start logged with baseline $START_WSF (MESSAGE_ID $MSGID_START)" \
@@ -346,6 +364,7 @@ check "journal has the daemon's restore entry (MESSAGE_ID $MSGID_RESTORE)" \
         <<< "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_RESTORE -o cat)"
 check "host vm.watermark_scale_factor back at $START_WSF after stop (it is $(host_wsf))" [ "$(host_wsf)" = "$START_WSF" ]
 check "RuntimeDirectory /run/memoptimizer removed after stop" IN test ! -e /run/memoptimizer
+check "metrics file removed after stop" test ! -e "$TEXTFILE/memoptimizer.prom"
 
 say "systemd-analyze security memoptimizer.service (inside)"
 sec=$(IN systemd-analyze security memoptimizer.service --no-pager 2>&1)

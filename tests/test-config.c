@@ -66,7 +66,8 @@ static void every_key(void **state)
         int r = load_text("# comment\n; another\n\ninterval = 250ms\nwindow = 16\nhorizon = 1min\n"
                           "max_wsf = 500\ncalm_period = 2min\ntrend_min_r2 = 0.8\noom_headroom = 10%\n"
                           "compaction = off\ncompaction_max_order = 4\ncompaction_lead_time = 5s\n"
-                          "dry_run = yes\nlog_level = debug\n", &c, err, sizeof(err));
+                          "dry_run = yes\nlog_level = debug\nmetrics_dir = /var/lib/x\n"
+                          "metrics_interval = 30s\n", &c, err, sizeof(err));
         assert_int_equal(r, 0);
         assert_float_equal(c.interval, 0.25, 1e-12);
         assert_int_equal(c.window, 16);
@@ -80,6 +81,11 @@ static void every_key(void **state)
         assert_float_equal(c.compaction_lead_time, 5, 1e-12);
         assert_true(c.dry_run);
         assert_int_equal(c.log_level, LOG_DEBUG);
+        assert_string_equal(c.metrics_dir, "/var/lib/x");
+        assert_float_equal(c.metrics_interval, 30, 1e-12);
+        /* empty: no metrics file, as by default */
+        assert_int_equal(load_text("metrics_dir =\n", &c, err, sizeof(err)), 0);
+        assert_string_equal(c.metrics_dir, "");
 }
 
 /* Each bad file is refused with FILE:LINE and the config left as it was. */
@@ -101,6 +107,8 @@ static void errors_name_file_and_line(void **state)
                 { "[main]\ninterval = 1s\n", ":2: ", "no sections" },
                 { "window = 8\nfoo\nwindow = 99\n", ":2: ", "syntax error" },
                 { "window = 99\nfoo\n", ":1: ", "allowed: 3..64" },
+                { "metrics_dir = prom\n", ":1: ", "invalid value 'prom' for metrics_dir; allowed: an absolute path, or none" },
+                { "metrics_interval = 500ms\n", ":1: ", "allowed: 1s..10min" },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
                 struct config c;
@@ -126,7 +134,7 @@ static void key_list(void **state)
         size_t n = 0;
         for (const char *const *k = config_keys(); *k; k++)
                 n++;
-        assert_int_equal(n, 13);
+        assert_int_equal(n, 15);
 }
 
 /* record: an absolute file name, none or nothing; a relative name is refused

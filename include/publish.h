@@ -1,0 +1,93 @@
+/* publish.h — the running daemon's view, published for other programs.
+ *
+ * Owns the daemon's counters and its recent decisions, and two files written
+ * atomically (temporary file and rename) every cycle: live.json in the
+ * runtime directory, read by `memoptimizer status`, and, when metrics_dir is
+ * set, memoptimizer.prom there for node_exporter's textfile collector (at
+ * most every metrics_interval). One instance publishes at a time: the one
+ * holding live.lock in the runtime directory. Both formats are documented
+ * in docs/status-json.md and memoptimizer(8). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "forecast.h"
+#include "log.h"
+#include "policy.h"
+#include "sample.h"
+
+#define LIVE_FILE "live.json"
+#define LIVE_LOCK "live.lock"
+#define METRICS_FILE "memoptimizer.prom"
+/* Raised when a field changes meaning or goes away; new fields keep it. */
+#define LIVE_SCHEMA_VERSION 1
+#define PUBLISH_RECENT 10       /* decisions kept in live.json */
+#define PUBLISH_WSF_KINDS (WSF_ADOPT + 1)
+
+enum publish_mode { MODE_ACTING, MODE_DRY_RUN, MODE_MONITOR_ONLY };
+
+struct publish_counters {
+        uint64_t decisions[PUBLISH_WSF_KINDS];  /* by enum wsf_reason; [WSF_KEEP] unused */
+        uint64_t compactions;           /* decided; carried out only when acting */
+        uint64_t backoffs;
+        uint64_t samples, sample_errors;
+};
+
+struct publish_event {
+        double time;                    /* CLOCK_REALTIME, seconds */
+        char kind[16];                  /* wsf_reason_str(), "compact" or "backoff" */
+        long wsf_old, wsf_new;
+        int node;                       /* -1: none */
+        char zone[ZONE_NAME_MAX];
+        int order;                      /* -1: none */
+        char reason[256];
+};
+
+struct publisher {
+        struct publish_counters n;
+        struct publish_event recent[PUBLISH_RECENT];
+        size_t nr_recent;               /* newest at nr_recent - 1 */
+        double started;                 /* CLOCK_REALTIME */
+        double metrics_due;             /* CLOCK_MONOTONIC */
+        int lock_fd;                    /* -1 until this instance publishes */
+        char metrics_dir[CONFIG_PATH_MAX];      /* where the file was last written */
+        bool warned_lock, warned_live, warned_metrics;
+};
+
+/* What one cycle saw and decided. */
+struct publish_input {
+        const struct config *cfg;
+        const char *state_dir;
+        const struct logger *log;
+        enum publish_mode mode;
+        const struct sample *sample;            /* NULL: reading failed */
+        const struct forecast *forecast;        /* NULL: none yet */
+        const struct decision *decision;        /* set with forecast */
+        const struct policy_state *policy;
+};
+
+void publish_init(struct publisher *p);
+
+/* Count what the cycle did and write the files. Failures are logged once
+ * each (and again once they work again); they never stop the daemon. */
+void publish_cycle(struct publisher *p, const struct publish_input *in);
+
+/* On exit: remove both files; a stopped daemon publishes nothing. */
+void publish_stop(struct publisher *p, const char *state_dir);
+
+const char *publish_mode_str(enum publish_mode m);
+
+/* Pure formatters, for tests: the live document as JSON text (caller
+ * frees) and the metrics as Prometheus text exposition format. now_real
+ * is the wall-clock time of the cycle, cpu_seconds the process's. */
+char *publish_live_json(const struct publisher *p, const struct publish_input *in,
+                        double now_real, double cpu_seconds);
+char *publish_metrics_text(const struct publisher *p, const struct publish_input *in,
+                           double now_real, double cpu_seconds);
+
+/* The unusable free space index of a zone for order k, as the kernel's
+ * extfrag debugfs file defines it: the share of free memory not in blocks
+ * of order >= k (1 when nothing is free). */
+double zone_unusable_index(const struct zone *z, unsigned nr_orders, unsigned k);
