@@ -35,6 +35,11 @@ void config_defaults(struct config *c);
  * (FILE:LINE: ... for content errors) into err. c is untouched on failure. */
 int config_load(struct config *c, const char *path, bool must_exist, char *err, size_t errsz);
 
+/* The same parse over `len` bytes of text (for the fuzzer, and for anything
+ * that has the file's text already); `name` stands for the file in messages. */
+int config_parse_buffer(struct config *c, const char *name, const char *text, size_t len,
+                        char *err, size_t errsz);
+
 /* "1.5s", "200ms", "2min", "1h" -> seconds. A number without unit is an error. */
 int parse_duration(const char *s, double *secs);
 

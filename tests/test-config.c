@@ -80,6 +80,18 @@ static void every_key(void **state)
         assert_float_equal(c.compaction_lead_time, 5, 1e-12);
         assert_true(c.dry_run);
         assert_int_equal(c.log_level, LOG_DEBUG);
+
+        /* The buffer parse sets the same values; empty text is valid. */
+        static const char text[] = "interval = 250ms\nwindow = 16\noom_headroom = 10%\ncompaction = off\n";
+        struct config b;
+        config_defaults(&b);
+        assert_int_equal(config_parse_buffer(&b, "buf", text, strlen(text), err, sizeof(err)), 0);
+        assert_float_equal(b.interval, 0.25, 1e-12);
+        assert_int_equal(b.window, 16);
+        assert_float_equal(b.oom_headroom, 0.10, 1e-12);
+        assert_false(b.compaction);
+        assert_int_equal(config_parse_buffer(&b, "buf", "", 0, err, sizeof(err)), 0);
+        assert_int_equal(b.window, 16);
 }
 
 /* Each bad file is refused with FILE:LINE and the config left as it was. */
@@ -110,8 +122,17 @@ static void errors_name_file_and_line(void **state)
                 snprintf(want, sizeof(want), "%s%s", path, cases[i].line);
                 if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, cases[i].words))
                         fail_msg("case %zu: got '%s', want '%s...%s'", i, err, want, cases[i].words);
+                /* The buffer parse (the fuzzer's entry) says exactly the same. */
+                char berr[512] = "";
+                struct config b;
+                config_defaults(&b);
+                assert_int_equal(config_parse_buffer(&b, path, cases[i].text, strlen(cases[i].text),
+                                                     berr, sizeof(berr)), -EINVAL);
+                assert_string_equal(berr, err);
                 struct config d;
                 config_defaults(&d);
+                assert_int_equal(b.window, d.window);
+                assert_int_equal(b.max_wsf, d.max_wsf);
                 assert_float_equal(c.interval, d.interval, 0);
                 assert_int_equal(c.window, d.window);
                 assert_int_equal(c.max_wsf, d.max_wsf);
