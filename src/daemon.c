@@ -38,6 +38,7 @@ struct daemon {
         unsigned max_order;     /* resolved compaction_max_order; 0 until known */
         char status[256];       /* last STATUS= sent to the service manager */
         unsigned read_failures;
+        unsigned long samples;  /* taken since start, for the debug log */
         sd_event_source *timer;
 };
 
@@ -222,6 +223,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
                 log_msg(d->log, LOG_NOTICE, "zone layout changed (memory hotplug?); window restarted");
                 d->max_order = 0;
         }
+        log_msg(d->log, LOG_DEBUG, "sample %lu: vm.watermark_scale_factor %ld, %zu zones, window %zu",
+                ++d->samples, d->sample.wsf, d->sample.nr_zones, d->window.len);
         if (!d->ready) {
                 d->ready = true;
                 sd_notify(false, "READY=1");
