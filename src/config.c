@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -251,6 +253,30 @@ static int parse_stream(struct config *c, const char *name, FILE *f, char *err, 
         return 0;
 }
 
+int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t errsz)
+{
+        struct stat st;
+        if (fstat(fd, &st) < 0) {
+                int e = errno;
+                snprintf(err, errsz, "%s: %s", path, strerror(e));
+                return -e;
+        }
+        if (euid != 0)
+                return 0;
+        if (st.st_uid != 0) {
+                snprintf(err, errsz, "%s: owned by uid %lu, not root; refusing a file another user can change (chown root %s)",
+                         path, (unsigned long)st.st_uid, path);
+                return -EPERM;
+        }
+        if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+                snprintf(err, errsz, "%s: writable by %s (mode %04o); refusing a file others can change (chmod go-w %s)",
+                         path, st.st_mode & S_IWOTH ? "everyone" : "its group",
+                         (unsigned)(st.st_mode & 07777), path);
+                return -EPERM;
+        }
+        return 0;
+}
+
 int config_load(struct config *c, const char *path, bool must_exist, char *err, size_t errsz)
 {
         _cleanup_fclose_ FILE *f = fopen(path, "re");
@@ -261,6 +287,9 @@ int config_load(struct config *c, const char *path, bool must_exist, char *err, 
                 snprintf(err, errsz, "%s: %s", path, strerror(e));
                 return -e;
         }
+        int r = config_check_owner(path, fileno(f), geteuid(), err, errsz);
+        if (r < 0)
+                return r;
         return parse_stream(c, path, f, err, errsz);
 }
 

@@ -120,4 +120,37 @@ stop
 [ "$(count 'error: no sample')" -eq 1 ] || fail "the error was repeated within a minute"
 echo "ok: persistent failure: one error after 10 s, window restarted on recovery"
 grep -v 'debug: sample ' "$tmp/log"
+
+# --- 4. as root, a configuration file others can write is refused, at
+# start (exit 1) and on reload (the old configuration stays)
+if [ "$(id -u)" -eq 0 ]; then
+        printf 'interval = 100ms\nwindow = 3\nlog_level = debug\n' > "$tmp/conf"
+        chmod 666 "$tmp/conf"
+        status=0
+        "$bin" --check-config --config "$tmp/conf" 2> "$tmp/err" || status=$?
+        [ "$status" -eq 1 ] || fail "a world-writable file: exit status $status"
+        grep -q "$tmp/conf: writable by everyone (mode 0666); refusing a file others can change (chmod go-w $tmp/conf)" "$tmp/err" ||
+                { cat "$tmp/err"; fail "no clear message for a world-writable file"; }
+        chmod 644 "$tmp/conf"
+        chown nobody "$tmp/conf"
+        status=0
+        "$bin" --check-config --config "$tmp/conf" 2> "$tmp/err" || status=$?
+        [ "$status" -eq 1 ] && grep -q "owned by uid $(id -u nobody), not root" "$tmp/err" ||
+                fail "a file owned by nobody: exit $status, $(cat "$tmp/err")"
+        chown root "$tmp/conf"
+        : > "$tmp/log"
+        RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2>> "$tmp/log" &
+        pid=$!
+        wait_count 'debug: sample ' 3
+        printf 'interval = 100ms\nwindow = 16\nlog_level = debug\n' > "$tmp/conf"
+        chmod 646 "$tmp/conf"
+        kill -HUP "$pid"
+        wait_count 'reload refused, old configuration stays: .*writable by everyone' 1
+        wait_count 'debug: sample ' $(($(count 'debug: sample ') + 2))
+        grep 'debug: sample ' "$tmp/log" | tail -1 | grep -q 'window 3$' || fail "the refused file took effect"
+        stop
+        echo "ok: a configuration others can write is refused at start and on reload"
+else
+        echo "note: not root: the configuration ownership check was not run"
+fi
 echo "PASS"

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -141,6 +143,54 @@ static void errors_name_file_and_line(void **state)
         }
 }
 
+/* As root, a file another user could write is refused; not as root. */
+static void owner_and_mode(void **state)
+{
+        (void)state;
+        char err[512] = "";
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs("window = 9\n", f);
+        fclose(f);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(config_check_owner(path, fd, 1000, err, sizeof(err)), 0);
+        if (geteuid() != 0) {
+                assert_int_equal(config_check_owner(path, fd, 0, err, sizeof(err)), -EPERM);
+                assert_non_null(strstr(err, "not root; refusing a file another user can change"));
+                close(fd);
+                return;
+        }
+        static const struct { mode_t mode; uid_t uid; const char *words; } cases[] = {
+                { 0644, 0, NULL }, { 0600, 0, NULL }, { 0400, 0, NULL },
+                { 0664, 0, "writable by its group (mode 0664); refusing a file others can change (chmod go-w " },
+                { 0666, 0, "writable by everyone (mode 0666)" },
+                { 0602, 0, "writable by everyone (mode 0602)" },
+                { 0644, 65534, "owned by uid 65534, not root" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+                assert_int_equal(fchmod(fd, cases[i].mode), 0);
+                assert_int_equal(fchown(fd, cases[i].uid, (gid_t)-1), 0);
+                err[0] = '\0';
+                int r = config_check_owner(path, fd, 0, err, sizeof(err));
+                struct config c;
+                config_defaults(&c);
+                int l = config_load(&c, path, true, err, sizeof(err));
+                if (!cases[i].words) {
+                        assert_int_equal(r, 0);
+                        assert_int_equal(l, 0);
+                        assert_int_equal(c.window, 9);
+                        continue;
+                }
+                assert_int_equal(r, -EPERM);
+                assert_int_equal(l, -EPERM);
+                assert_int_equal(c.window, 8);
+                if (strncmp(err, path, strlen(path)) != 0 || !strstr(err, cases[i].words))
+                        fail_msg("case %zu: got '%s', want '%s'", i, err, cases[i].words);
+        }
+        close(fd);
+}
+
 static void key_list(void **state)
 {
         (void)state;
@@ -173,6 +223,7 @@ int main(void)
                 cmocka_unit_test(defaults_and_missing_file),
                 cmocka_unit_test(every_key),
                 cmocka_unit_test(errors_name_file_and_line),
+                cmocka_unit_test(owner_and_mode),
                 cmocka_unit_test(key_list),
         };
         return cmocka_run_group_tests(tests, make_tmp, rm_tmp);
