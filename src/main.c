@@ -121,6 +121,11 @@ static int restore(const struct daemon_options *opt)
                         opt->state_dir);
                 return 1;
         }
+        if (r == -EPERM) {
+                fprintf(stderr, "memoptimizer: the state file in %s is not ours or others can write it; not acting on it, vm.watermark_scale_factor left as it is\n",
+                        opt->state_dir);
+                return 1;
+        }
         if (r < 0) {
                 fprintf(stderr, "memoptimizer: cannot restore vm.watermark_scale_factor %ld: %s\n", baseline, strerror(-r));
                 return 1;
