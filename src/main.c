@@ -12,6 +12,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
+#include "privilege.h"
 #include "status.h"
 
 static void usage(FILE *out)
@@ -148,6 +149,12 @@ int main(int argc, char **argv)
         if (r >= 0)
                 return r;
 
+        /* Nothing memoptimizer does needs a capability (see privilege.h). */
+        r = privilege_drop();
+        if (r < 0) {
+                fprintf(stderr, "memoptimizer: cannot drop capabilities: %s\n", strerror(-r));
+                return 2;
+        }
         if (c.restore)
                 return restore(&c.opt);
 
