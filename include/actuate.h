@@ -33,7 +33,10 @@ bool actuate_denied(int err);
 
 /* The state file remembers the baseline while the daemon has the value
  * changed, so `status` can show it and a restart can put it back. Written
- * atomically (temporary file and rename), mode 0644. */
+ * atomically (temporary file and rename), mode 0644 whatever the umask; the
+ * lock is 0600. Loading refuses (-EPERM) a file owned by neither root nor
+ * the caller, or that group or others can write: `restore` would write its
+ * value as root. */
 #define STATE_DIR RUNSTATEDIR "/memoptimizer"
 #define STATE_FILE "state"
 

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "build-config.h"
 
@@ -35,9 +36,20 @@ struct config {
 void config_defaults(struct config *c);
 
 /* Load `path` over the defaults. When must_exist is false a missing file
- * means defaults. On failure returns a negative errno and puts a message
+ * means defaults. Run as root, a file not owned by root or writable by its
+ * group or others is refused (-EPERM), like sshd's StrictModes: whoever can
+ * write it could steer a root daemon. On failure returns a negative errno and puts a message
  * (FILE:LINE: ... for content errors) into err. c is untouched on failure. */
 int config_load(struct config *c, const char *path, bool must_exist, char *err, size_t errsz);
+
+/* The ownership rule of config_load() for the open file fd, as seen by a
+ * process with effective uid euid (a parameter so tests need not be root). */
+int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t errsz);
+
+/* The same parse over `len` bytes of text (for the fuzzer, and for anything
+ * that has the file's text already); `name` stands for the file in messages. */
+int config_parse_buffer(struct config *c, const char *name, const char *text, size_t len,
+                        char *err, size_t errsz);
 
 /* "1.5s", "200ms", "2min", "1h" -> seconds. A number without unit is an error. */
 int parse_duration(const char *s, double *secs);

@@ -119,6 +119,8 @@ void sample_reader_free(struct sample_reader *r);
  * sample_reader_invalidate() was called. */
 int sample_read(struct sample_reader *r, struct sample *out);
 void sample_reader_invalidate(struct sample_reader *r);
+/* After sample_read() failed: the file it could not use, for the message. */
+const char *sample_reader_failed(const struct sample_reader *r);
 
 /* Read a single integer from a sysctl-like file under the reader's root. */
 int read_long_at(const char *root, const char *path, long *out);

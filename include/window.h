@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sample.h"
 
@@ -55,5 +56,6 @@ int window_fit(const struct window *w, series_fn fn, const void *arg, struct fit
  * reset never shows as a huge negative rate. */
 int window_fit_counter(const struct window *w, size_t vmstat_offset, struct fit *out);
 
-/* Increase of a counter between the two newest samples, 0 if it went back. */
-double window_last_delta(const struct window *w, size_t vmstat_offset);
+/* Increase of a counter between the two newest samples, exact; 0 if it
+ * went back (reset, wrap). */
+uint64_t window_last_delta(const struct window *w, size_t vmstat_offset);

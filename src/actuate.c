@@ -83,9 +83,19 @@ int actuate_state_save(const char *dir, long baseline, long written)
                 return -ENAMETOOLONG;
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        _cleanup_fclose_ FILE *f = fopen(tmp, "we");
-        if (!f)
+        /* 0644 whatever the umask: `status` reads it without root, and
+         * nobody but us may write what `restore` will act on as root. */
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0)
                 return -errno;
+        _cleanup_fclose_ FILE *f = fdopen(fd, "we");
+        if (!f || fchmod(fd, 0644) < 0) {
+                int e = -errno;
+                if (!f)
+                        close(fd);
+                unlink(tmp);
+                return e;
+        }
         fprintf(f, "baseline=%ld\nwritten=%ld\npid=%ld\n", baseline, written, (long)getpid());
         if (fflush(f) != 0 || fsync(fileno(f)) < 0) {
                 int e = -errno;
@@ -108,6 +118,13 @@ int actuate_state_load(const char *dir, long *baseline, long *written)
         _cleanup_fclose_ FILE *f = fopen(path, "re");
         if (!f)
                 return -errno;
+        /* A file somebody else could have written is not acted on: it must
+         * be root's (the daemon's; `status` reads it as any user) or ours. */
+        struct stat st;
+        if (fstat(fileno(f), &st) < 0)
+                return -errno;
+        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+                return -EPERM;
         bool got_b = false, got_w = false;
         while (fgets(line, sizeof(line), f)) {
                 long v;

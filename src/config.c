@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -246,6 +248,49 @@ static int on_key(void *user, const char *section, const char *name, const char 
         return 0;
 }
 
+/* The parse shared by files and buffers: `name` is what messages call it. */
+static int parse_stream(struct config *c, const char *name, FILE *f, char *err, size_t errsz)
+{
+        struct load_ctx ctx = { .cfg = *c, .f = f };
+        int line = ini_parse_stream(read_line, &ctx, on_key, &ctx);
+        if (line < 0) {
+                snprintf(err, errsz, "%s: cannot read", name);
+                return -EIO;
+        }
+        if (line > 0) {
+                bool ours = ctx.err_line == line;
+                snprintf(err, errsz, "%s:%d: %s", name, line,
+                         ours ? ctx.msg : "syntax error; expected 'key = value', a comment or a blank line");
+                return -EINVAL;
+        }
+        *c = ctx.cfg;
+        return 0;
+}
+
+int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t errsz)
+{
+        struct stat st;
+        if (fstat(fd, &st) < 0) {
+                int e = errno;
+                snprintf(err, errsz, "%s: %s", path, strerror(e));
+                return -e;
+        }
+        if (euid != 0)
+                return 0;
+        if (st.st_uid != 0) {
+                snprintf(err, errsz, "%s: owned by uid %lu, not root; refusing a file another user can change (chown root %s)",
+                         path, (unsigned long)st.st_uid, path);
+                return -EPERM;
+        }
+        if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+                snprintf(err, errsz, "%s: writable by %s (mode %04o); refusing a file others can change (chmod go-w %s)",
+                         path, st.st_mode & S_IWOTH ? "everyone" : "its group",
+                         (unsigned)(st.st_mode & 07777), path);
+                return -EPERM;
+        }
+        return 0;
+}
+
 int config_load(struct config *c, const char *path, bool must_exist, char *err, size_t errsz)
 {
         _cleanup_fclose_ FILE *f = fopen(path, "re");
@@ -256,18 +301,22 @@ int config_load(struct config *c, const char *path, bool must_exist, char *err, 
                 snprintf(err, errsz, "%s: %s", path, strerror(e));
                 return -e;
         }
-        struct load_ctx ctx = { .cfg = *c, .f = f };
-        int line = ini_parse_stream(read_line, &ctx, on_key, &ctx);
-        if (line < 0) {
-                snprintf(err, errsz, "%s: cannot read", path);
-                return -EIO;
+        int r = config_check_owner(path, fileno(f), geteuid(), err, errsz);
+        if (r < 0)
+                return r;
+        return parse_stream(c, path, f, err, errsz);
+}
+
+int config_parse_buffer(struct config *c, const char *name, const char *text, size_t len,
+                        char *err, size_t errsz)
+{
+        if (len == 0)   /* fmemopen() refuses a zero size; an empty file is valid */
+                return 0;
+        _cleanup_fclose_ FILE *f = fmemopen((void *)text, len, "r");
+        if (!f) {
+                int e = errno;
+                snprintf(err, errsz, "%s: %s", name, strerror(e));
+                return -e;
         }
-        if (line > 0) {
-                bool ours = ctx.err_line == line;
-                snprintf(err, errsz, "%s:%d: %s", path, line,
-                         ours ? ctx.msg : "syntax error; expected 'key = value', a comment or a blank line");
-                return -EINVAL;
-        }
-        *c = ctx.cfg;
-        return 0;
+        return parse_stream(c, name, f, err, errsz);
 }

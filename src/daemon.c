@@ -40,6 +40,7 @@ struct daemon {
         unsigned max_order_for; /* the order count it was resolved for */
         char status[256];       /* last STATUS= sent to the service manager */
         unsigned read_failures;
+        unsigned long samples;  /* taken since start, for the debug log */
         sd_event_source *timer;
         struct recorder *rec;   /* record = FILE, NULL when not recording */
         struct publisher publisher;
@@ -202,11 +203,24 @@ static void publish(struct daemon *d, bool sampled, const struct decision *dec)
 
 static void sample_failed(struct daemon *d, int r)
 {
-        /* Rate-limited: the first failure, then one line a minute. */
-        unsigned every = (unsigned)(60.0 / d->cfg.interval) + 1;
-        if (d->read_failures++ % every == 0)
-                log_msg(d->log, LOG_WARNING, "skipping a sample: reading /proc failed: %s (%u in a row)",
-                        strerror(-r), d->read_failures);
+        char why[200];
+        snprintf(why, sizeof(why), "%s: %s", sample_reader_failed(d->reader),
+                 r == -EBADMSG ? "not in the format the kernel writes" : strerror(-r));
+        /* Rate-limited: a warning for the first failure; after 10 s an
+         * error that says plainly nothing is being decided, repeated once
+         * a minute while it lasts. */
+        unsigned first = (unsigned)(10.0 / d->cfg.interval) + 1;
+        unsigned every = (unsigned)(60.0 / d->cfg.interval);
+        unsigned n = ++d->read_failures;
+        if (n == 1) {
+                log_msg(d->log, LOG_WARNING, "skipping a sample: reading %s", why);
+        } else if (n >= first && (n - first) % every == 0) {
+                log_msg(d->log, LOG_ERR,
+                        "no sample for %.0f s (%u failures in a row; last: %s): nothing is decided and vm.watermark_scale_factor stays %ld until sampling works again",
+                        (double)(n - 1) * d->cfg.interval, n, why, d->engine.policy.current);
+                sd_notifyf(false, "STATUS=sampling fails: %s; wsf held at %ld", why, d->engine.policy.current);
+                d->status[0] = '\0';   /* the next good sample sends its status again */
+        }
         publish(d, false, NULL);
 }
 
@@ -222,7 +236,13 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
                 return 0;
         }
         if (d->read_failures) {
-                log_msg(d->log, LOG_INFO, "sampling works again after %u failures", d->read_failures);
+                /* A gap longer than the window spans leaves only stale
+                 * samples in it: start afresh rather than fit across it. */
+                bool stale = d->read_failures >= d->engine.window.capacity;
+                if (stale)
+                        window_clear(&d->engine.window);
+                log_msg(d->log, LOG_INFO, "sampling works again after %u failures%s", d->read_failures,
+                        stale ? "; window restarted" : "");
                 d->read_failures = 0;
         }
         if (d->rec)
@@ -234,6 +254,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
                                                  d->sample.nr_orders);
                 d->max_order_for = d->sample.nr_orders;
         }
+        log_msg(d->log, LOG_DEBUG, "sample %lu: vm.watermark_scale_factor %ld, %zu zones, window %zu",
+                ++d->samples, d->sample.wsf, d->sample.nr_zones, d->engine.window.len);
         struct engine_params p;
         engine_params_from(&p, &d->cfg, d->max_order, acting(d));
         struct decision dec;

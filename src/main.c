@@ -14,6 +14,7 @@
 #include "log.h"
 #include "record.h"
 #include "replay.h"
+#include "privilege.h"
 #include "status.h"
 
 static void usage(FILE *out)
@@ -146,6 +147,11 @@ static int restore(const struct daemon_options *opt)
                         opt->state_dir);
                 return 1;
         }
+        if (r == -EPERM) {
+                fprintf(stderr, "memoptimizer: the state file in %s is not ours or others can write it; not acting on it, vm.watermark_scale_factor left as it is\n",
+                        opt->state_dir);
+                return 1;
+        }
         if (r < 0) {
                 fprintf(stderr, "memoptimizer: cannot restore vm.watermark_scale_factor %ld: %s\n", baseline, strerror(-r));
                 return 1;
@@ -173,6 +179,12 @@ int main(int argc, char **argv)
         if (r >= 0)
                 return r;
 
+        /* Nothing memoptimizer does needs a capability (see privilege.h). */
+        r = privilege_drop();
+        if (r < 0) {
+                fprintf(stderr, "memoptimizer: cannot drop capabilities: %s\n", strerror(-r));
+                return 2;
+        }
         if (c.restore)
                 return restore(&c.opt);
 

@@ -29,6 +29,7 @@ struct sample_reader {
         long page_kb;
         struct vmstat_info *vm_info;
         struct meminfo_info *mem_info;
+        const char *failed;     /* the file the last failed sample_read() could not use */
 };
 
 /* Order matters: indexes into the select() result below. */
@@ -139,8 +140,14 @@ static int read_counters(struct sample_reader *r, struct sample *s)
         return 0;
 }
 
+const char *sample_reader_failed(const struct sample_reader *r)
+{
+        return r->failed ? r->failed : "/proc";
+}
+
 static int refresh_zoneinfo(struct sample_reader *r)
 {
+        r->failed = "/proc/zoneinfo";
         ssize_t n = read_file_at(r->root, "/proc/zoneinfo", &r->buf, &r->bufsz);
         if (n < 0)
                 return (int)n;
@@ -161,9 +168,11 @@ int sample_read(struct sample_reader *r, struct sample *out)
         clock_gettime(CLOCK_MONOTONIC, &ts);
         out->time = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 
+        r->failed = "/proc/sys/vm/watermark_scale_factor";
         int e = read_long_at(r->root, "/proc/sys/vm/watermark_scale_factor", &out->wsf);
         if (e < 0)
                 return e;
+        r->failed = "/proc/buddyinfo";
         ssize_t n = read_file_at(r->root, "/proc/buddyinfo", &r->buf, &r->bufsz);
         if (n < 0)
                 return (int)n;
@@ -174,13 +183,18 @@ int sample_read(struct sample_reader *r, struct sample *out)
         if (!r->zi_valid || out->wsf != r->last_wsf || b.nr_zones != r->last_layout ||
             ++r->since_zi >= ZONEINFO_EVERY)
                 e = refresh_zoneinfo(r);
-        if (e >= 0)
+        if (e >= 0) {
+                r->failed = "/proc/buddyinfo and /proc/zoneinfo (no zone in both)";
                 e = sample_assemble(out, &b, &r->zi);
+        }
         if (e >= 0) {
                 r->last_wsf = out->wsf;
                 r->last_layout = b.nr_zones;
+                r->failed = "/proc/vmstat or /proc/meminfo (libproc2)";
                 e = read_counters(r, out);
         }
+        if (e >= 0)
+                r->failed = NULL;
         buddyinfo_free(&b);
         return e;
 }

@@ -81,7 +81,8 @@ int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode)
         int fd = open(path, open_flags | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode);
         if (fd < 0)
                 return -errno;
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        /* the mode whatever the umask, as for a file that already existed */
+        if (fchmod(fd, mode) < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
                 int e = -errno;
                 close(fd);
                 return e;

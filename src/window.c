@@ -126,12 +126,16 @@ static double counter_at(const struct sample *s, size_t off)
         return (double)v;
 }
 
-double window_last_delta(const struct window *w, size_t off)
+uint64_t window_last_delta(const struct window *w, size_t off)
 {
         if (w->len < 2)
                 return 0;
-        double d = counter_at(window_at(w, w->len - 1), off) - counter_at(window_at(w, w->len - 2), off);
-        return d > 0 ? d : 0;
+        uint64_t a, b;
+        /* In integers: a difference taken in double can round up to 2^64,
+         * which no uint64_t holds (a wrapped counter did exactly that). */
+        memcpy(&a, (const char *)&window_at(w, w->len - 2)->vm + off, sizeof(a));
+        memcpy(&b, (const char *)&window_at(w, w->len - 1)->vm + off, sizeof(b));
+        return b > a ? b - a : 0;
 }
 
 int window_fit(const struct window *w, series_fn fn, const void *arg, struct fit *out)

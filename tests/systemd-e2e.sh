@@ -67,8 +67,9 @@ others() {
                 [ "$(readlink /proc/"$p"/ns/pid 2>/dev/null)" = "$ns" ] && ps -o pid=,args= -p "$p"
         done
         pgrep -a -x thp-alloc
-        # not `flock LOCK bench/run`: that one waits for the lock we hold
-        pgrep -a -f 'tests/integration-|bench/(run|demo-|daemon-)' | grep -v '^[0-9]* flock ' || true
+        # A flock (or timeout) still waiting for the machine lock we hold is
+        # not running yet: waiting for it would wait for ourselves.
+        pgrep -a -f 'tests/integration-|bench/(run|demo-|daemon-)' | grep -vE '^[0-9]+ (flock|timeout) ' || true
 }
 waited=0
 while [ -n "$(others)" ]; do
@@ -300,6 +301,14 @@ check "memoptimizer_mode{mode=\"acting\"} 1 in the metrics file" \
 sj=$(IN memoptimizer status --json)
 check "status --json inside: daemon running, acting" \
         eval 'grep -q "\"state\": \"running\"" <<< "$sj" && grep -q "\"mode\": \"acting\"" <<< "$sj"'
+# Least privilege as the kernel sees it: no capability at all, no_new_privs,
+# and the unit's seccomp filter in force.
+procstatus=$(IN sh -c "grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/\$(systemctl show -P MainPID memoptimizer)/status")
+echo "$procstatus"
+check "the daemon holds no capability (CapEff, CapPrm, CapBnd, CapAmb all 0)" \
+        [ "$(grep -cE '^Cap(Eff|Prm|Bnd|Amb|Inh):[[:space:]]*0+$' <<< "$procstatus")" -eq 5 ]
+check "the daemon has no_new_privs and a seccomp filter (Seccomp: 2)" \
+        grep -qzE 'NoNewPrivs:[[:space:]]*1.*Seccomp:[[:space:]]*2' <<< "$procstatus"
 invocation() { IN systemctl show -P InvocationID memoptimizer; }
 INV=$(invocation)
 check "start logged with baseline $START_WSF (MESSAGE_ID $MSGID_START)" \

@@ -175,6 +175,57 @@ static void single_instance_lock(void **state)
         close(a);
 }
 
+static mode_t mode_of(const char *dir, const char *name)
+{
+        char p[256];
+        struct stat st;
+        snprintf(p, sizeof(p), "%s/%s", dir, name);
+        assert_int_equal(lstat(p, &st), 0);
+        return st.st_mode & 07777;
+}
+
+/* The state file is 0644 and the lock 0600 whatever the umask, and a state
+ * file that others could have written is not acted on. */
+static void tight_modes(void **state)
+{
+        struct tree *t = *state;
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        mode_t old = umask(0);
+        assert_int_equal(actuate_state_save(dir, 10, 240), 0);
+        sh("touch $T/state/memoptimizer/lock && chmod 666 $T/state/memoptimizer/lock", t->root);
+        int fd = actuate_lock(dir);
+        umask(old);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(mode_of(dir, "state"), 0644);
+        assert_int_equal(mode_of(dir, "lock"), 0600);
+
+        long b = 0, w = 0;
+        bool done = true;
+        assert_int_equal(actuate_write_wsf(t->root, 240), 0);
+        sh("chmod 666 $T/state/memoptimizer/state", t->root);
+        assert_int_equal(actuate_state_load(dir, &b, &w), -EPERM);
+        assert_int_equal(actuate_restore_from_state(t->root, dir, &b, &done), -EPERM);
+        assert_false(done);
+        assert_int_equal(wsf(t->root), 240);
+        sh("chmod 620 $T/state/memoptimizer/state", t->root);
+        assert_int_equal(actuate_state_load(dir, &b, &w), -EPERM);
+        sh("chmod 644 $T/state/memoptimizer/state", t->root);
+        assert_int_equal(actuate_state_load(dir, &b, &w), 0);
+        if (geteuid() == 0) {
+                /* root's file is read by any user (`status`)... */
+                sh("chmod 755 $T $T/state $T/state/memoptimizer", t->root);
+                assert_int_equal(seteuid(65534), 0);
+                int r = actuate_state_load(dir, &b, &w);
+                assert_int_equal(seteuid(0), 0);
+                assert_int_equal(r, 0);
+                /* ...but root does not act on another user's file. */
+                sh("chown nobody $T/state/memoptimizer/state", t->root);
+                assert_int_equal(actuate_state_load(dir, &b, &w), -EPERM);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -185,6 +236,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(state_file_round_trip, setup, teardown),
                 cmocka_unit_test_setup_teardown(restore_from_state, setup, teardown),
                 cmocka_unit_test_setup_teardown(single_instance_lock, setup, teardown),
+                cmocka_unit_test_setup_teardown(tight_modes, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -86,6 +88,18 @@ static void every_key(void **state)
         /* empty: no metrics file, as by default */
         assert_int_equal(load_text("metrics_dir =\n", &c, err, sizeof(err)), 0);
         assert_string_equal(c.metrics_dir, "");
+
+        /* The buffer parse sets the same values; empty text is valid. */
+        static const char text[] = "interval = 250ms\nwindow = 16\noom_headroom = 10%\ncompaction = off\n";
+        struct config b;
+        config_defaults(&b);
+        assert_int_equal(config_parse_buffer(&b, "buf", text, strlen(text), err, sizeof(err)), 0);
+        assert_float_equal(b.interval, 0.25, 1e-12);
+        assert_int_equal(b.window, 16);
+        assert_float_equal(b.oom_headroom, 0.10, 1e-12);
+        assert_false(b.compaction);
+        assert_int_equal(config_parse_buffer(&b, "buf", "", 0, err, sizeof(err)), 0);
+        assert_int_equal(b.window, 16);
 }
 
 /* Each bad file is refused with FILE:LINE and the config left as it was. */
@@ -118,14 +132,71 @@ static void errors_name_file_and_line(void **state)
                 snprintf(want, sizeof(want), "%s%s", path, cases[i].line);
                 if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, cases[i].words))
                         fail_msg("case %zu: got '%s', want '%s...%s'", i, err, want, cases[i].words);
+                /* The buffer parse (the fuzzer's entry) says exactly the same. */
+                char berr[512] = "";
+                struct config b;
+                config_defaults(&b);
+                assert_int_equal(config_parse_buffer(&b, path, cases[i].text, strlen(cases[i].text),
+                                                     berr, sizeof(berr)), -EINVAL);
+                assert_string_equal(berr, err);
                 struct config d;
                 config_defaults(&d);
+                assert_int_equal(b.window, d.window);
+                assert_int_equal(b.max_wsf, d.max_wsf);
                 assert_float_equal(c.interval, d.interval, 0);
                 assert_int_equal(c.window, d.window);
                 assert_int_equal(c.max_wsf, d.max_wsf);
                 assert_true(c.compaction == d.compaction && c.dry_run == d.dry_run);
                 assert_int_equal(c.log_level, d.log_level);
         }
+}
+
+/* As root, a file another user could write is refused; not as root. */
+static void owner_and_mode(void **state)
+{
+        (void)state;
+        char err[512] = "";
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs("window = 9\n", f);
+        fclose(f);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(config_check_owner(path, fd, 1000, err, sizeof(err)), 0);
+        if (geteuid() != 0) {
+                assert_int_equal(config_check_owner(path, fd, 0, err, sizeof(err)), -EPERM);
+                assert_non_null(strstr(err, "not root; refusing a file another user can change"));
+                close(fd);
+                return;
+        }
+        static const struct { mode_t mode; uid_t uid; const char *words; } cases[] = {
+                { 0644, 0, NULL }, { 0600, 0, NULL }, { 0400, 0, NULL },
+                { 0664, 0, "writable by its group (mode 0664); refusing a file others can change (chmod go-w " },
+                { 0666, 0, "writable by everyone (mode 0666)" },
+                { 0602, 0, "writable by everyone (mode 0602)" },
+                { 0644, 65534, "owned by uid 65534, not root" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+                assert_int_equal(fchmod(fd, cases[i].mode), 0);
+                assert_int_equal(fchown(fd, cases[i].uid, (gid_t)-1), 0);
+                err[0] = '\0';
+                int r = config_check_owner(path, fd, 0, err, sizeof(err));
+                struct config c;
+                config_defaults(&c);
+                int l = config_load(&c, path, true, err, sizeof(err));
+                if (!cases[i].words) {
+                        assert_int_equal(r, 0);
+                        assert_int_equal(l, 0);
+                        assert_int_equal(c.window, 9);
+                        continue;
+                }
+                assert_int_equal(r, -EPERM);
+                assert_int_equal(l, -EPERM);
+                assert_int_equal(c.window, 8);
+                if (strncmp(err, path, strlen(path)) != 0 || !strstr(err, cases[i].words))
+                        fail_msg("case %zu: got '%s', want '%s'", i, err, cases[i].words);
+        }
+        close(fd);
 }
 
 static void key_list(void **state)
@@ -180,6 +251,7 @@ int main(void)
                 cmocka_unit_test(defaults_and_missing_file),
                 cmocka_unit_test(every_key),
                 cmocka_unit_test(errors_name_file_and_line),
+                cmocka_unit_test(owner_and_mode),
                 cmocka_unit_test(key_list),
                 cmocka_unit_test(record_key),
         };

@@ -195,6 +195,10 @@ static void read_from_tree(void **state)
         snprintf(cmd, sizeof(cmd), "%s/proc/buddyinfo", root);
         assert_int_equal(truncate(cmd, 10), 0);
         assert_int_equal(sample_read(r, &s), -EBADMSG);
+        assert_string_equal(sample_reader_failed(r), "/proc/buddyinfo");
+        assert_int_equal(unlink(cmd), 0);
+        assert_int_equal(sample_read(r, &s), -ENOENT);
+        assert_string_equal(sample_reader_failed(r), "/proc/buddyinfo");
         sample_reader_free(r);
         sample_free(&s);
         snprintf(cmd, sizeof(cmd), "rm -rf %s", root);

@@ -7,6 +7,7 @@
 
 #include <cmocka.h>
 
+#include "forecast.h"
 #include "synth.h"
 #include "window.h"
 
@@ -137,6 +138,71 @@ static void counter_reset_is_not_negative(void **state)
         window_free(&w);
 }
 
+/* A counter that wraps past 2^64 or jumps by nearly 2^64 gives an exact or
+ * zero increase, never a value out of range (found by fuzz-sample: the
+ * difference taken in double rounded to 2^64, which UBSan refused to
+ * convert back to uint64_t). */
+static void counter_wrap_is_exact(void **state)
+{
+        (void)state;
+        struct window w;
+        assert_int_equal(window_init(&w, 4), 0);
+        const uint64_t stall[] = { 0, UINT64_MAX, 5, UINT64_MAX - 1, UINT64_MAX };
+        const uint64_t want[] = { 0, UINT64_MAX, 0, UINT64_MAX - 6, 1 };
+        for (int i = 0; i < 5; i++) {
+                struct synth_zone z = { .managed = 1000000, .wmark_min = 1000, .free_pages = 5000 };
+                struct vmstat vm = { .allocstall = stall[i], .compact_stall = stall[i] };
+                struct sample s;
+                synth_sample(&s, i, 10, &z, 1, &vm, 0);
+                assert_true(window_push(&w, &s) >= 0);
+                assert_true(window_last_delta(&w, offsetof(struct vmstat, allocstall)) == want[i]);
+                struct forecast_params p = { .min_r2 = 0.6, .min_points = 3, .max_order = 9 };
+                struct forecast f = { 0 };
+                if (i > 0) {
+                        assert_int_equal(forecast_compute(&w, &p, &f), 0);
+                        assert_true(f.allocstalls == want[i] && f.compact_stalls == want[i]);
+                }
+                forecast_free(&f);
+        }
+        window_free(&w);
+}
+
+/* Memory hotplug: a zone that disappears, then comes back, restarts the
+ * window each time, so no fit or rate mixes layouts: with one sample there
+ * is no forecast at all, with two the rates come from the new layout only. */
+static void zone_disappears_and_returns(void **state)
+{
+        (void)state;
+        struct window w;
+        struct forecast f = { 0 };
+        struct forecast_params p = { .min_r2 = 0.6, .min_points = 3, .max_order = 9 };
+        assert_int_equal(window_init(&w, 8), 0);
+        struct synth_zone z[2] = { { .managed = 1000000, .wmark_min = 1000, .free_pages = 500000 },
+                                   { .node = 1, .managed = 1000000, .wmark_min = 1000, .free_pages = 500000 } };
+        const size_t zones[] = { 2, 2, 2, 1, 1, 2, 2 };
+        const int restarted[] = { 0, 0, 0, 1, 0, 1, 0 };
+        for (int i = 0; i < 7; i++) {
+                /* kswapd steals 1000 pages a second, except a burst of
+                 * 10^6 at the step where node 1 goes away. */
+                struct vmstat vm = { .pgsteal_kswapd = 1000u * (unsigned)i + (i >= 3 ? 1000000 : 0) };
+                struct sample s;
+                synth_sample(&s, i, 10, z, zones[i], &vm, 0);
+                assert_int_equal(window_push(&w, &s), restarted[i]);
+                int r = forecast_compute(&w, &p, &f);
+                if (i == 0 || i == 3 || i == 5) {
+                        assert_int_equal(w.len, 1);
+                        assert_int_equal(r, -EAGAIN);
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_int_equal(f.nr_zones, zones[i]);
+                assert_float_equal(f.kswapd_rate, 1000, 1e-9);
+                assert_float_equal(f.kswapd_peak, 1000, 1e-9);
+        }
+        forecast_free(&f);
+        window_free(&w);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -147,6 +213,8 @@ int main(void)
                 cmocka_unit_test(ring_keeps_newest),
                 cmocka_unit_test(layout_change_restarts),
                 cmocka_unit_test(counter_reset_is_not_negative),
+                cmocka_unit_test(counter_wrap_is_exact),
+                cmocka_unit_test(zone_disappears_and_returns),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

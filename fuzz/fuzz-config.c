@@ -1,0 +1,42 @@
+/* The configuration parser: any text is refused with "NAME:LINE: ..." (or
+ * "NAME: ..."), or accepted with every value inside its documented range. */
+#include <syslog.h>
+
+#include "config.h"
+#include "fuzz.h"
+
+static bool same(const struct config *a, const struct config *b)
+{
+        return a->interval == b->interval && a->window == b->window && a->horizon == b->horizon &&
+               a->max_wsf == b->max_wsf && a->calm_period == b->calm_period &&
+               a->trend_min_r2 == b->trend_min_r2 && a->oom_headroom == b->oom_headroom &&
+               a->compaction == b->compaction && a->compaction_max_order == b->compaction_max_order &&
+               a->compaction_lead_time == b->compaction_lead_time && a->dry_run == b->dry_run &&
+               a->log_level == b->log_level;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        struct config c, before;
+        char err[512] = "";
+        config_defaults(&c);
+        before = c;
+        int r = config_parse_buffer(&c, "fuzz.conf", (const char *)data, size, err, sizeof(err));
+        if (r < 0) {
+                fuzz_check(strncmp(err, "fuzz.conf:", 10) == 0);
+                fuzz_check(same(&c, &before));
+                return 0;
+        }
+        fuzz_check(c.interval >= 0.1 - 1e-9 && c.interval <= 60 + 1e-9);
+        fuzz_check(c.window >= 3 && c.window <= 64);
+        fuzz_check(c.horizon >= 1 - 1e-9 && c.horizon <= 600 + 1e-9);
+        fuzz_check(c.max_wsf >= 1 && c.max_wsf <= 3000);
+        fuzz_check(c.calm_period >= 1 - 1e-9 && c.calm_period <= 3600 + 1e-9);
+        fuzz_check(c.trend_min_r2 >= 0 - 1e-9 && c.trend_min_r2 <= 1 + 1e-9);
+        fuzz_check(c.oom_headroom >= 0 - 1e-9 && c.oom_headroom <= 0.5 + 1e-9);
+        fuzz_check(c.compaction_max_order == CONFIG_ORDER_AUTO ||
+                   (c.compaction_max_order >= 1 && c.compaction_max_order <= 31));
+        fuzz_check(c.compaction_lead_time >= 1 - 1e-9 && c.compaction_lead_time <= 600 + 1e-9);
+        fuzz_check(c.log_level >= LOG_ERR && c.log_level <= LOG_DEBUG);
+        return 0;
+}

@@ -1,0 +1,48 @@
+#!/bin/bash
+# Somebody else writes vm.watermark_scale_factor while the daemon runs (as
+# root, acting): their value becomes the baseline, logged once, and is left
+# in place when the daemon stops. Writes the sysctl: the trap puts the
+# value found back whatever happens.
+set -euo pipefail
+bin=$1
+wsf=/proc/sys/vm/watermark_scale_factor
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root to write $wsf"; exit 77; fi
+if ! cat "$wsf" > "$wsf" 2>/dev/null; then echo "SKIP: $wsf is not writable here"; exit 77; fi
+boot=$(cat "$wsf")
+theirs=$((boot + 27))
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+        [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
+        echo "$boot" > "$wsf"
+        rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+fail() { echo "FAIL: $*"; cat "$tmp/log"; exit 1; }
+samples() { grep -c 'debug: sample ' "$tmp/log" || true; }
+wait_samples() {
+        for _ in $(seq 100); do [ "$(samples)" -ge "$1" ] && return 0; sleep 0.05; done
+        fail "only $(samples) samples"
+}
+
+# max_wsf below the baseline and no compaction: it never writes by itself.
+printf 'interval = 100ms\nwindow = 3\nmax_wsf = 1\ncompaction = no\nlog_level = debug\n' > "$tmp/conf"
+RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" 2> "$tmp/log" &
+pid=$!
+wait_samples 3
+echo "$theirs" > "$wsf"
+wait_samples $(($(samples) + 10))
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+pid=
+grep -v 'debug: sample ' "$tmp/log"
+[ "$status" -eq 0 ] || fail "exit status $status"
+n=$(grep -c 'adopt vm.watermark_scale_factor' "$tmp/log" || true)
+[ "$n" -eq 1 ] || fail "$n adopt lines, want 1"
+grep -q "notice: adopt vm.watermark_scale_factor $boot -> $theirs: another process set it; adopted as the new baseline" "$tmp/log" ||
+        fail "the adoption is not logged clearly"
+[ "$(cat "$wsf")" = "$theirs" ] || fail "their value $theirs was not left in place: $(cat "$wsf")"
+grep -q 'restored' "$tmp/log" && fail "it restored over their value"
+[ ! -e "$tmp/run/state" ] || fail "a state file was left"
+echo "PASS: $theirs adopted as the baseline, logged once, left in place on exit"
