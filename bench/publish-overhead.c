@@ -5,24 +5,11 @@
  * building each document alone.
  *   usage: publish-overhead CYCLES DIR [METRICS_DIR]
  * Use a tmpfs DIR (/dev/shm) to match /run. Writes nothing to the kernel. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <syslog.h>
-#include <sys/resource.h>
 
-#include "forecast.h"
-#include "policy.h"
+#include "cycle.h"
 #include "publish.h"
-#include "sample.h"
-#include "window.h"
-
-static double cpu_seconds(void)
-{
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-               (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
 
 int main(int argc, char **argv)
 {
@@ -31,24 +18,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "usage: publish-overhead CYCLES DIR [METRICS_DIR]\n");
                 return 1;
         }
-        struct sample_reader *r;
-        struct sample s = { 0 };
-        struct window w;
-        struct forecast f = { 0 };
-        struct policy_state st;
-        struct decision d;
-        struct forecast_params fp = { .min_r2 = 0.6, .min_points = 8, .max_order = 9 };
-        struct policy_config pc = { .interval = 1, .horizon = 10, .calm_period = 30, .lead_time = 10,
-                                    .max_wsf = 1000, .oom_headroom = 0.05, .compaction = true };
-        if (sample_reader_new(&r, "") < 0 || window_init(&w, 8) < 0)
+        struct cycle c;
+        if (cycle_init(&c) < 0)
                 return 1;
-        for (int i = 0; i < 8; i++)
-                if (sample_read(r, &s) < 0 || window_push(&w, &s) < 0)
-                        return 1;
-        if (forecast_compute(&w, &fp, &f) < 0)
-                return 1;
-        policy_init(&st, 10);
-        policy_decide(&st, &pc, &f, &d);
 
         struct config cfg;
         config_defaults(&cfg);
@@ -59,7 +31,8 @@ int main(int argc, char **argv)
         struct publisher p;
         publish_init(&p);
         struct publish_input in = { .cfg = &cfg, .state_dir = argv[2], .log = &log, .mode = MODE_DRY_RUN,
-                                    .sample = &s, .forecast = &f, .decision = &d, .policy = &st };
+                                    .sample = &c.sample, .forecast = &c.engine.forecast,
+                                    .decision = &c.decision, .policy = &c.engine.policy };
         double t0 = cpu_seconds();
         for (long i = 0; i < n; i++)
                 publish_cycle(&p, &in);
@@ -75,9 +48,6 @@ int main(int argc, char **argv)
         printf("publish_cycle %.1f us; building live.json %.1f us; building the metrics text %.1f us\n",
                cycle * 1e6, live * 1e6, metrics * 1e6);
         publish_stop(&p, argv[2]);
-        forecast_free(&f);
-        window_free(&w);
-        sample_free(&s);
-        sample_reader_free(r);
+        cycle_free(&c);
         return 0;
 }

@@ -42,3 +42,8 @@ int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode);
  * `name`), given `mode`, then renamed over `name`. No fsync: readers want
  * the newest state, not durability. Returns 0 or a negative errno. */
 int write_file_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode);
+
+struct json_object;
+/* A JSON number with a fixed count of decimals (short, diffable output);
+ * NULL (JSON null) for infinity or NaN, which JSON cannot spell. */
+struct json_object *json_number(double v, int decimals);

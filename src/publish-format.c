@@ -14,16 +14,6 @@
 #include "build-config.h"
 #include "util.h"
 
-/* JSON has no infinity: null means "not at the current trend". */
-static json_object *jnum(double v, int decimals)
-{
-        if (!isfinite(v))
-                return NULL;
-        char buf[64];
-        snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-        return json_object_new_double_s(v, buf);
-}
-
 static void add(json_object *o, const char *key, json_object *v)
 {
         json_object_object_add(o, key, v);
@@ -45,9 +35,9 @@ static json_object *live_zone(const struct zone_forecast *z)
         add(o, "node", json_object_new_int(z->node));
         add(o, "zone", json_object_new_string(z->name));
         add(o, "trend", json_object_new_boolean(z->trend));
-        add(o, "free_pages_per_second", jnum(z->free_fit.slope, 1));
-        add(o, "seconds_to_low", jnum(z->secs_to_low, 3));
-        add(o, "seconds_to_min", jnum(z->secs_to_min, 3));
+        add(o, "free_pages_per_second", json_number(z->free_fit.slope, 1));
+        add(o, "seconds_to_low", json_number(z->secs_to_low, 3));
+        add(o, "seconds_to_min", json_number(z->secs_to_min, 3));
         return o;
 }
 
@@ -58,9 +48,9 @@ static json_object *live_node(const struct forecast *f, const struct node_foreca
         for (unsigned k = 1; k <= f->max_order; k++) {
                 json_object *e = json_object_new_object();
                 add(e, "order", json_object_new_int((int)k));
-                add(e, "seconds_to_exhaustion", jnum(n->secs_to_exhaust[k], 3));
-                add(e, "free_pages_in_blocks", jnum(n->free_at_order[k], 0));
-                add(e, "unusable_index", jnum(n->extfrag[k], 4));
+                add(e, "seconds_to_exhaustion", json_number(n->secs_to_exhaust[k], 3));
+                add(e, "free_pages_in_blocks", json_number(n->free_at_order[k], 0));
+                add(e, "unusable_index", json_number(n->extfrag[k], 4));
                 json_object_array_add(orders, e);
         }
         add(o, "orders", orders);
@@ -79,8 +69,8 @@ static json_object *live_forecast(const struct forecast *f)
                 json_object_array_add(nodes, live_node(f, &f->nodes[i]));
         add(o, "zones", zones);
         add(o, "nodes", nodes);
-        add(o, "kswapd_pages_per_second", jnum(f->kswapd_rate, 1));
-        add(o, "direct_reclaim_pages_per_second", jnum(f->direct_rate, 1));
+        add(o, "kswapd_pages_per_second", json_number(f->kswapd_rate, 1));
+        add(o, "direct_reclaim_pages_per_second", json_number(f->direct_rate, 1));
         add(o, "stalls_last_interval", json_object_new_int64((int64_t)(f->allocstalls + f->compact_stalls)));
         return o;
 }
@@ -91,7 +81,7 @@ static json_object *live_recent(const struct publisher *p)
         for (size_t i = 0; i < p->nr_recent; i++) {
                 const struct publish_event *e = &p->recent[i];
                 json_object *o = json_object_new_object();
-                add(o, "time", jnum(e->time, 3));
+                add(o, "time", json_number(e->time, 3));
                 add(o, "kind", json_object_new_string(e->kind));
                 add(o, "wsf_old", json_object_new_int64(e->wsf_old));
                 add(o, "wsf_new", json_object_new_int64(e->wsf_new));
@@ -114,7 +104,7 @@ static json_object *live_counters(const struct publish_counters *n, double cpu)
         add(o, "compaction_backoffs", json_object_new_int64((int64_t)n->backoffs));
         add(o, "samples", json_object_new_int64((int64_t)n->samples));
         add(o, "sample_errors", json_object_new_int64((int64_t)n->sample_errors));
-        add(o, "cpu_seconds", jnum(cpu, 3));
+        add(o, "cpu_seconds", json_number(cpu, 3));
         return o;
 }
 
@@ -128,9 +118,9 @@ char *publish_live_json(const struct publisher *p, const struct publish_input *i
         add(o, "version", json_object_new_string(PACKAGE_VERSION));
         add(o, "pid", json_object_new_int((int)getpid()));
         add(o, "mode", json_object_new_string(publish_mode_str(in->mode)));
-        add(o, "started", jnum(p->started, 3));
-        add(o, "updated", jnum(now_real, 3));
-        add(o, "interval_seconds", jnum(in->cfg->interval, 3));
+        add(o, "started", json_number(p->started, 3));
+        add(o, "updated", json_number(now_real, 3));
+        add(o, "interval_seconds", json_number(in->cfg->interval, 3));
         add(o, "watermark_scale_factor", live_wsf(in));
         add(o, "forecast", live_forecast(in->forecast));
         add(o, "recent_decisions", live_recent(p));

@@ -63,17 +63,6 @@ static double dbl_get(const void *base, size_t offset)
 
 /* ---- writing ----------------------------------------------------------- */
 
-/* A number with a fixed count of decimals (traces stay short and diffable);
- * null for infinity, which JSON cannot spell. */
-static json_object *jnum(double v, int decimals)
-{
-        if (!isfinite(v))
-                return NULL;
-        char buf[64];
-        snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-        return json_object_new_double_s(v, buf);
-}
-
 static void put(json_object *o, const char *key, json_object *v)
 {
         json_object_object_add(o, key, v);
@@ -112,7 +101,7 @@ int trace_write_header(FILE *f, const struct trace_header *h)
         put(o, "program", json_object_new_string(h->program));
         put(o, "kernel", json_object_new_string(h->kernel));
         put(o, "started", json_object_new_string(h->started));
-        put(o, "interval", jnum(h->interval, 3));
+        put(o, "interval", json_number(h->interval, 3));
         put(o, "page_size", json_object_new_int64(h->page_size));
         put(o, "thp_pmd_size", json_object_new_int64(h->thp_pmd_size));
         return write_line(f, o);
@@ -147,7 +136,7 @@ int trace_write_sample(FILE *f, const struct sample *s)
                 return -ENOMEM;
         }
         put(o, "type", json_object_new_string("sample"));
-        put(o, "t", jnum(s->time, 6));
+        put(o, "t", json_number(s->time, 6));
         put(o, "wsf", json_object_new_int64(s->wsf));
         put(o, "nr_orders", json_object_new_int((int)s->nr_orders));
         for (size_t i = 0; i < s->nr_zones; i++)
@@ -173,9 +162,9 @@ static json_object *compact_json(const struct decision *d)
                 json_object *o = json_object_new_object();
                 put(o, "node", json_object_new_int(c->node));
                 put(o, "order", json_object_new_int((int)c->order));
-                put(o, "secs_to_exhaust", jnum(c->secs_to_exhaust, 3));
-                put(o, "free_at_order", jnum(c->free_at_order, 0));
-                put(o, "extfrag", jnum(c->extfrag, 4));
+                put(o, "secs_to_exhaust", json_number(c->secs_to_exhaust, 3));
+                put(o, "free_at_order", json_number(c->free_at_order, 0));
+                put(o, "extfrag", json_number(c->extfrag, 4));
                 json_object_array_add(a, o);
         }
         return a;
@@ -190,9 +179,9 @@ static json_object *backoff_json(const struct decision *d)
                 put(o, "node", json_object_new_int(b->node));
                 put(o, "order", json_object_new_int((int)b->order));
                 put(o, "defer_shift", json_object_new_int((int)b->defer_shift));
-                put(o, "before", jnum(b->before, 0));
-                put(o, "after", jnum(b->after, 0));
-                put(o, "retry_in", jnum(b->retry_in, 3));
+                put(o, "before", json_number(b->before, 0));
+                put(o, "after", json_number(b->after, 0));
+                put(o, "retry_in", json_number(b->retry_in, 3));
                 json_object_array_add(a, o);
         }
         return a;
@@ -205,7 +194,7 @@ int trace_write_decision(FILE *f, const struct trace_decision *td)
         if (!o)
                 return -ENOMEM;
         put(o, "type", json_object_new_string("decision"));
-        put(o, "t", jnum(td->time, 6));
+        put(o, "t", json_number(td->time, 6));
         put(o, "acting", json_object_new_boolean(td->acting));
         put(o, "reason", json_object_new_string(wsf_reason_str(d->reason)));
         put(o, "wsf_old", json_object_new_int64(d->wsf_old));
@@ -214,7 +203,7 @@ int trace_write_decision(FILE *f, const struct trace_decision *td)
         put(o, "node", json_object_new_int(d->node));
         put(o, "zone", json_object_new_string(d->zone));
         for (size_t i = 0; i < ARRAY_SIZE(decision_numbers); i++)
-                put(o, decision_numbers[i].name, jnum(dbl_get(d, decision_numbers[i].offset), 3));
+                put(o, decision_numbers[i].name, json_number(dbl_get(d, decision_numbers[i].offset), 3));
         put(o, "stalls", json_object_new_uint64(d->stalls));
         put(o, "compact", compact_json(d));
         put(o, "backoff", backoff_json(d));

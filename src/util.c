@@ -4,11 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+
+#include <json-c/json.h>
 
 int path_join(char *out, size_t outsz, const char *root, const char *path)
 {
@@ -116,4 +119,13 @@ int write_file_atomic(const char *dir, const char *name, const void *data, size_
         if (r < 0)
                 unlink(tmp);
         return r;
+}
+
+struct json_object *json_number(double v, int decimals)
+{
+        if (!isfinite(v))
+                return NULL;
+        char buf[64];
+        snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+        return json_object_new_double_s(v, buf);
 }
