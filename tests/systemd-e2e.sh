@@ -352,7 +352,10 @@ echo "$xout"
 check "journalctl -x explains the raise from the catalog" \
         grep -q "Subject: memoptimizer raised vm.watermark_scale_factor from $START_WSF to $RAISED" <<< "$xout"
 
-say "systemctl reload memoptimizer"
+# The value in force now: the daemon may have raised again as the drain
+# went on (a forecast raise covers as long again as the drain has lasted).
+HELD=$(host_wsf)
+say "systemctl reload memoptimizer (value in force: $HELD)"
 IN systemctl reload memoptimizer
 check "systemctl reload exit status 0" [ $? -eq 0 ]
 sleep 0.5
@@ -360,7 +363,7 @@ IN journalctl -b -u memoptimizer -n 3 --no-pager -o short-monotonic
 check "journal has 'configuration reloaded' (MESSAGE_ID $MSGID_RELOAD)" \
         [ "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_RELOAD -o cat)" = "configuration reloaded" ]
 check "still active (running) after the reload" [ "$(IN systemctl is-active memoptimizer)" = active ]
-check "the reload kept the raised value ($RAISED)" [ "$(host_wsf)" = "$RAISED" ]
+check "the reload kept the value in force ($HELD)" [ "$(host_wsf)" = "$HELD" ]
 IN systemctl status memoptimizer --no-pager -n 0 | grep -E 'Status:|ExecReload'
 
 say "systemctl stop memoptimizer"
@@ -369,7 +372,7 @@ IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" -n 4 --no-pager -o short-monotoni
 check "stopped cleanly (inactive, result success)" \
         [ "$(IN systemctl show -P ActiveState memoptimizer)/$(IN systemctl show -P Result memoptimizer)" = inactive/success ]
 check "journal has the daemon's restore entry (MESSAGE_ID $MSGID_RESTORE)" \
-        grep -q "restored vm.watermark_scale_factor $RAISED -> $START_WSF" \
+        grep -q "restored vm.watermark_scale_factor $HELD -> $START_WSF" \
         <<< "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_RESTORE -o cat)"
 check "host vm.watermark_scale_factor back at $START_WSF after stop (it is $(host_wsf))" [ "$(host_wsf)" = "$START_WSF" ]
 check "RuntimeDirectory /run/memoptimizer removed after stop" IN test ! -e /run/memoptimizer
