@@ -103,7 +103,7 @@ static void count(struct publisher *p, const struct publish_input *in, double no
                 e->node = b->node;
                 e->order = (int)b->order;
                 snprintf(e->reason, sizeof(e->reason),
-                         "compaction made no order-%u blocks (%.0f -> %.0f pages); next try in %.0f s",
+                         "compaction made no order-%u blocks (%.0f -> %.0f pages); next try in %.3g s",
                          b->order, b->before, b->after, b->retry_in);
         }
         p->n.compactions += d->nr_compact;

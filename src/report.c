@@ -162,7 +162,7 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
 void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b)
 {
         snprintf(msg, size,
-                 "compaction of node%d did not help order %u (%.0f -> %.0f pages in blocks >= order %u); next try in %.0f s",
+                 "compaction of node%d did not help order %u (%.0f -> %.0f pages in blocks >= order %u); next try in %.3g s",
                  b->node, b->order, b->before, b->after, b->order, b->retry_in);
 }
 

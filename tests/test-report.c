@@ -59,8 +59,8 @@ static void compact_and_backoff(const struct logger *l)
         struct compact_order c = { .node = 1, .order = 9, .secs_to_exhaust = 3.5,
                                    .free_at_order = 4096, .extfrag = 0.8 };
         report_compact(l, &c, true, false, 0.25, 0);
-        struct compact_backoff b = { .node = 1, .order = 9, .defer_shift = 2, .before = 4096,
-                                     .after = 4096, .retry_in = 4 };
+        struct compact_backoff b = { .node = 1, .order = 9, .defer_shift = 1, .before = 4096,
+                                     .after = 4096, .retry_in = 0.5 };
         report_backoff(l, &b);
 }
 
@@ -78,6 +78,8 @@ static void lines(void **state)
         assert_non_null(strstr(out, "compact node1: order-9 blocks run out in 3.5 s"));
         assert_non_null(strchr(strstr(out, "compact node1") , '\n'));
         assert_int_equal(strchr(out, '\n') != strrchr(out, '\n'), 1);     /* two lines */
+        /* at a 250 ms interval a back-off is under a second: not "0 s" */
+        assert_non_null(strstr(out, "next try in 0.5 s"));
 }
 
 int main(void)
