@@ -21,6 +21,8 @@
 #include "status.h"
 #include "util.h"
 
+#include "fixture-tree.h"
+
 struct fixture {
         char dir[64];           /* runtime directory */
         char metrics[80];       /* metrics_dir */
@@ -274,11 +276,9 @@ static void atomic_write(void **state)
 static void status_report(void **state)
 {
         struct fixture *x = *state;
-        char root[128], cmd[512];
+        char root[128];
         snprintf(root, sizeof(root), "%s/root", x->dir);
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/sys/vm && cp %s/x86-2node/proc/* %s/proc/ && echo 42 > %s/proc/sys/vm/watermark_scale_factor",
-                 root, FIXTURES, root, root);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(fixture_tree(root, "x86-2node", 42), 0);
         struct status_report r;
         assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_NOT_RUNNING);

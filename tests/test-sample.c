@@ -14,6 +14,8 @@
 #include "sample.h"
 #include "util.h"
 
+#include "fixture-tree.h"
+
 static char *load(const char *rel)
 {
         char *buf = NULL;
@@ -181,9 +183,7 @@ static void read_from_tree(void **state)
         char root[] = "/tmp/memoptimizer-test-XXXXXX";
         assert_non_null(mkdtemp(root));
         char cmd[512];
-        snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/sys/vm && cp %s/x86-1node/proc/* %s/proc/ && echo 42 > %s/proc/sys/vm/watermark_scale_factor",
-                 root, FIXTURES, root, root);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(fixture_tree(root, "x86-1node", 42), 0);
         struct sample_reader *r;
         struct sample s = { 0 };
         assert_int_equal(sample_reader_new(&r, root), 0);
