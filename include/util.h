@@ -3,11 +3,15 @@
  * into a buffer. Nothing here knows about memory management. */
 #pragma once
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+/* Room for an error message that names a file: any path, line and reason. */
+#define ERR_MSG_MAX (PATH_MAX + 512)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -167,7 +167,7 @@ static void act(struct daemon *d, struct decision *dec)
 /* record = FILE: a trace of the samples and decisions, for replay. */
 static int record_start(struct daemon *d)
 {
-        char err[4200];
+        char err[ERR_MSG_MAX];
         if (!d->cfg.record[0])
                 return 0;
         int r = recorder_open(&d->rec, d->cfg.record, d->opt->root, "daemon", d->cfg.interval,
@@ -295,7 +295,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 {
         struct daemon *d = userdata;
         (void)s, (void)si;
-        char err[512];
+        char err[ERR_MSG_MAX];
         struct config c;
         config_defaults(&c);
         sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(now_mono() * 1e6));

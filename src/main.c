@@ -16,6 +16,7 @@
 #include "replay.h"
 #include "privilege.h"
 #include "status.h"
+#include "util.h"
 
 static void usage(FILE *out)
 {
@@ -189,7 +190,7 @@ int main(int argc, char **argv)
                 return restore(&c.opt);
 
         struct config cfg;
-        char err[512];
+        char err[ERR_MSG_MAX];
         config_defaults(&cfg);
         if (config_load(&cfg, c.opt.config_path, c.opt.config_must_exist, err, sizeof(err)) < 0) {
                 fprintf(stderr, "memoptimizer: %s\n", err);

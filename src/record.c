@@ -227,7 +227,7 @@ int record_main(int argc, char **argv)
         sigaddset(&stop, SIGTERM);
         sigprocmask(SIG_BLOCK, &stop, NULL);
         signal(SIGPIPE, SIG_IGN);
-        char err[4200];
+        char err[ERR_MSG_MAX];
         struct recorder *rec;
         if (recorder_open(&rec, o.output, "", "record", o.interval, err, sizeof(err)) < 0) {
                 fprintf(stderr, "memoptimizer record: %s\n", err);

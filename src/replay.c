@@ -399,7 +399,7 @@ static int replay_args(int argc, char **argv, struct replay_opts *o)
 
 static int run(struct replay *rp, struct trace_reader *tr)
 {
-        char err[600];
+        char err[ERR_MSG_MAX];
         struct trace_record rec = { 0 };
         int r;
         while ((r = trace_reader_next(tr, &rec, err, sizeof(err))) > 0) {
@@ -440,7 +440,7 @@ int replay_main(int argc, char **argv)
         int r = replay_args(argc, argv, &rp.o);
         if (r >= 0)
                 return r;
-        char err[600];
+        char err[ERR_MSG_MAX];
         config_defaults(&rp.cfg);
         if (config_load(&rp.cfg, rp.o.config, rp.o.config_must_exist, err, sizeof(err)) < 0) {
                 fprintf(stderr, "memoptimizer replay: %s\n", err);

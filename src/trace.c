@@ -582,7 +582,7 @@ void trace_record_free(struct trace_record *rec)
 struct trace_reader {
         FILE *f;
         bool own;
-        char name[256];
+        char *name;             /* for FILE:LINE messages */
         unsigned long line;
         char *buf;
         size_t cap;
@@ -595,8 +595,10 @@ struct trace_reader {
 int trace_reader_open(struct trace_reader **out, const char *path, char *err, size_t errsz)
 {
         struct trace_reader *r = calloc(1, sizeof(*r));
-        if (!r)
+        if (!r) {
+                snprintf(err, errsz, "%s", strerror(ENOMEM));
                 return -ENOMEM;
+        }
         bool is_stdin = strcmp(path, "-") == 0;
         r->f = is_stdin ? stdin : fopen(path, "re");
         if (!r->f) {
@@ -606,7 +608,12 @@ int trace_reader_open(struct trace_reader **out, const char *path, char *err, si
                 return -e;
         }
         r->own = !is_stdin;
-        snprintf(r->name, sizeof(r->name), "%s", is_stdin ? "stdin" : path);
+        r->name = strdup(is_stdin ? "stdin" : path);
+        if (!r->name) {
+                snprintf(err, errsz, "%s", strerror(ENOMEM));
+                trace_reader_free(r);
+                return -ENOMEM;
+        }
         *out = r;
         return 0;
 }
@@ -618,6 +625,7 @@ void trace_reader_free(struct trace_reader *r)
         if (r->own)
                 fclose(r->f);
         free(r->buf);
+        free(r->name);
         free(r);
 }
 

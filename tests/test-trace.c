@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "trace.h"
+#include "util.h"
 
 static struct zone zones[2];
 
@@ -299,6 +301,38 @@ static void reader_checks_the_order(void **state)
         free(d);
 }
 
+/* A trace deep in a tree is named in full: a message cut at 255
+ * characters points at no file (it did, in a CI checkout). */
+static void long_path_named_in_full(void **state)
+{
+        (void)state;
+        char dir[] = "/tmp/test-trace-XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char sub[PATH_MAX], path[PATH_MAX];
+        snprintf(sub, sizeof(sub), "%s/%0200d", dir, 0);    /* a name is at most 255 */
+        assert_int_equal(mkdir(sub, 0700), 0);
+        int n = snprintf(path, sizeof(path), "%s/%0150d.jsonl", sub, 0);
+        assert_true(n > 300 && (size_t)n < sizeof(path));
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("not json\n", f);
+        fclose(f);
+        struct trace_reader *r;
+        char err[ERR_MSG_MAX];
+        assert_int_equal(trace_reader_open(&r, path, err, sizeof(err)), 0);
+        struct trace_record rec = { 0 };
+        assert_int_equal(trace_reader_next(r, &rec, err, sizeof(err)), -EBADMSG);
+        char want[PATH_MAX + 8];
+        snprintf(want, sizeof(want), "%s:1: ", path);
+        if (strncmp(err, want, strlen(want)) != 0)
+                fail_msg("'%s' does not start with '%s'", err, want);
+        trace_record_free(&rec);
+        trace_reader_free(r);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(rmdir(sub), 0);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -308,6 +342,7 @@ int main(void)
                 cmocka_unit_test(bad_lines_refused),
                 cmocka_unit_test(damaged_lines_never_crash),
                 cmocka_unit_test(reader_checks_the_order),
+                cmocka_unit_test(long_path_named_in_full),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
