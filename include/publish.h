@@ -1,8 +1,10 @@
 /* publish.h — the running daemon's view, published for other programs.
  *
  * Owns the daemon's counters and its recent decisions, and two files written
- * atomically (temporary file and rename) every cycle: live.json in the
- * runtime directory, read by `memoptimizer status`, and, when metrics_dir is
+ * atomically (temporary file and rename): live.json in the runtime
+ * directory, read by `memoptimizer status`, when something was decided or
+ * changed and otherwise every LIVE_HEARTBEAT seconds (rewriting it each
+ * cycle was two thirds of the daemon's CPU time), and, when metrics_dir is
  * set, memoptimizer.prom there for node_exporter's textfile collector (at
  * most every metrics_interval). One instance publishes at a time: the one
  * holding live.lock in the runtime directory. Both formats are documented
@@ -23,6 +25,8 @@
 #define METRICS_FILE "memoptimizer.prom"
 /* Raised when a field changes meaning or goes away; new fields keep it. */
 #define LIVE_SCHEMA_VERSION 1
+/* live.json is rewritten at least this often (or each interval, if longer). */
+#define LIVE_HEARTBEAT 10.0
 #define PUBLISH_RECENT 10       /* decisions kept in live.json */
 #define PUBLISH_WSF_KINDS (WSF_ADOPT + 1)
 
@@ -51,6 +55,10 @@ struct publisher {
         size_t nr_recent;               /* newest at nr_recent - 1 */
         double started;                 /* CLOCK_REALTIME */
         double metrics_due;             /* CLOCK_MONOTONIC */
+        double live_due;                /* CLOCK_MONOTONIC; 0: write at the next cycle */
+        enum publish_mode live_mode;    /* as last written */
+        bool live_sampled;              /* as last written: the sample was read */
+        bool live_forecast;             /* as last written: there was a forecast */
         int lock_fd;                    /* -1 until this instance publishes */
         char metrics_dir[CONFIG_PATH_MAX];      /* where the file was last written */
         bool warned_lock, warned_live, warned_metrics;
@@ -70,9 +78,15 @@ struct publish_input {
 
 void publish_init(struct publisher *p);
 
+/* Seconds between two writes of live.json when nothing happens. */
+double publish_heartbeat(const struct config *cfg);
+
 /* Count what the cycle did and write the files. Failures are logged once
  * each (and again once they work again); they never stop the daemon. */
 void publish_cycle(struct publisher *p, const struct publish_input *in);
+
+/* Write live.json at the next cycle (say, the configuration was reloaded). */
+void publish_news(struct publisher *p);
 
 /* On exit: remove both files; a stopped daemon publishes nothing. */
 void publish_stop(struct publisher *p, const char *state_dir);

@@ -318,6 +318,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
                 }
                 d->max_order = 0;
                 d->log->level = c.log_level;
+                publish_news(&d->publisher);    /* the interval may have changed */
                 if (was_acting && !acting(d))
                         log_msg(d->log, LOG_NOTICE, "dry run from now on; the scale factor stays %ld",
                                 d->engine.policy.current);

@@ -121,6 +121,7 @@ char *publish_live_json(const struct publisher *p, const struct publish_input *i
         add(o, "started", json_number(p->started, 3));
         add(o, "updated", json_number(now_real, 3));
         add(o, "interval_seconds", json_number(in->cfg->interval, 3));
+        add(o, "heartbeat_seconds", json_number(publish_heartbeat(in->cfg), 3));
         add(o, "watermark_scale_factor", live_wsf(in));
         add(o, "forecast", live_forecast(in->forecast));
         add(o, "recent_decisions", live_recent(p));

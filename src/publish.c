@@ -66,17 +66,19 @@ static struct publish_event *new_event(struct publisher *p, double now, const ch
         return e;
 }
 
-/* Counters and recent decisions from one cycle's decision. */
-static void count(struct publisher *p, const struct publish_input *in, double now)
+/* Counters and recent decisions from one cycle's decision. Returns true
+ * when the cycle added a decision to the recent ones. */
+static bool count(struct publisher *p, const struct publish_input *in, double now)
 {
         const struct decision *d = in->decision;
         if (!in->sample) {
                 p->n.sample_errors++;
-                return;
+                return false;
         }
         p->n.samples++;
         if (!d)
-                return;
+                return false;
+        uint64_t events = p->n.compactions + p->n.backoffs;
         if (d->reason != WSF_KEEP && (size_t)d->reason < PUBLISH_WSF_KINDS) {
                 p->n.decisions[d->reason]++;
                 struct publish_event *e = new_event(p, now, wsf_reason_str(d->reason));
@@ -108,6 +110,7 @@ static void count(struct publisher *p, const struct publish_input *in, double no
         }
         p->n.compactions += d->nr_compact;
         p->n.backoffs += d->nr_backoff;
+        return d->reason != WSF_KEEP || p->n.compactions + p->n.backoffs != events;
 }
 
 /* Take live.lock: only one instance (say the service, not a dry run started
@@ -170,10 +173,36 @@ static void write_metrics(struct publisher *p, const struct publish_input *in, d
         note(in->log, &p->warned_metrics, r, "the metrics file " METRICS_FILE, dir);
 }
 
+double publish_heartbeat(const struct config *cfg)
+{
+        return fmax(LIVE_HEARTBEAT, cfg->interval);
+}
+
+/* live.json is news when a decision was taken, the mode changed, sampling
+ * failed or recovered, or the first forecast came (status would show none
+ * for a heartbeat); otherwise it is rewritten only as a heartbeat. */
+static bool live_due(const struct publisher *p, const struct publish_input *in, bool news, double mono)
+{
+        return news || p->live_due == 0 || mono >= p->live_due || p->warned_live ||
+               in->mode != p->live_mode || !in->sample != !p->live_sampled ||
+               !in->forecast != !p->live_forecast;
+}
+
+static void write_live(struct publisher *p, const struct publish_input *in, double now, double cpu)
+{
+        int r = write_text(in->state_dir, LIVE_FILE, publish_live_json(p, in, now, cpu));
+        note(in->log, &p->warned_live, r, LIVE_FILE, in->state_dir);
+        /* a heartbeat from the moment it was written, so status's limit holds */
+        p->live_due = clock_secs(CLOCK_MONOTONIC) + publish_heartbeat(in->cfg) - in->cfg->interval / 2;
+        p->live_mode = in->mode;
+        p->live_sampled = in->sample != NULL;
+        p->live_forecast = in->forecast != NULL;
+}
+
 void publish_cycle(struct publisher *p, const struct publish_input *in)
 {
         double now = clock_secs(CLOCK_REALTIME);
-        count(p, in, now);
+        bool news = count(p, in, now);
         int r = take_lock(p, in->state_dir);
         if (r < 0) {
                 if (!p->warned_lock && r == -EWOULDBLOCK)
@@ -186,13 +215,20 @@ void publish_cycle(struct publisher *p, const struct publish_input *in)
                 p->warned_lock = true;
                 return;
         }
-        if (p->warned_lock)
+        if (p->warned_lock) {
                 log_msg(in->log, LOG_INFO, "publishing the live state in %s", in->state_dir);
+                p->live_due = 0;
+        }
         p->warned_lock = false;
         double cpu = cpu_seconds();
-        r = write_text(in->state_dir, LIVE_FILE, publish_live_json(p, in, now, cpu));
-        note(in->log, &p->warned_live, r, LIVE_FILE, in->state_dir);
+        if (live_due(p, in, news, clock_secs(CLOCK_MONOTONIC)))
+                write_live(p, in, now, cpu);
         write_metrics(p, in, now, cpu);
+}
+
+void publish_news(struct publisher *p)
+{
+        p->live_due = 0;
 }
 
 void publish_stop(struct publisher *p, const char *state_dir)

@@ -46,7 +46,7 @@ static int lock_held(const char *state_dir)
 }
 
 /* The daemon is running when it holds live.lock and has written live.json
- * within a few intervals; stale when it holds the lock but stopped writing
+ * within its heartbeat and a few seconds; stale when it holds the lock but stopped writing
  * (hung, or stopped with SIGSTOP); not running otherwise. */
 static void read_daemon(struct status_report *r, const char *state_dir)
 {
@@ -69,7 +69,12 @@ static void read_daemon(struct status_report *r, const char *state_dir)
         }
         r->age = r->time - jnum_at(r->live, "updated");
         double interval = jnum_at(r->live, "interval_seconds");
-        double limit = fmax(3 * interval, interval + 5);
+        /* written at least every heartbeat; a daemon from before the
+         * heartbeat wrote every interval */
+        double heartbeat = jnum_at(r->live, "heartbeat_seconds");
+        if (isnan(heartbeat))
+                heartbeat = interval;
+        double limit = fmax(3 * interval, heartbeat + interval + 5);
         int held = lock_held(state_dir);
         if (held == 0) {
                 snprintf(r->daemon_detail, sizeof(r->daemon_detail),

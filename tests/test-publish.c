@@ -254,6 +254,79 @@ static void files_and_lock(void **state)
         assert_int_equal(system(cmd), 0);
 }
 
+/* The file's inode: each write renames a new file over it. */
+static ino_t live_inode(const struct fixture *x)
+{
+        char path[128];
+        snprintf(path, sizeof(path), "%s/" LIVE_FILE, x->dir);
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        return st.st_ino;
+}
+
+/* live.json is written when there is news, else only as a heartbeat. */
+static void live_written_on_news(void **state)
+{
+        struct fixture *x = *state;
+        struct publisher p;
+        publish_init(&p);
+        struct decision keep = { .reason = WSF_KEEP, .wsf_old = 150, .wsf_new = 150, .node = -1 };
+        x->in.decision = NULL;
+        x->in.forecast = NULL;                  /* the first sample: no forecast yet */
+        publish_cycle(&p, &x->in);              /* the first cycle always writes */
+        ino_t i = live_inode(x);
+        x->in.decision = &keep;
+        x->in.forecast = &x->f;                 /* the first forecast is news */
+        publish_cycle(&p, &x->in);
+        assert_true(live_inode(x) != i);
+        i = live_inode(x);
+        char path[128];
+        snprintf(path, sizeof(path), "%s/" LIVE_FILE, x->dir);
+        json_object *o = json_object_from_file(path);
+        assert_float_equal(json_object_get_double(at(o, "heartbeat_seconds")), LIVE_HEARTBEAT, 0);
+        json_object_put(o);
+        publish_cycle(&p, &x->in);              /* nothing decided: not rewritten */
+        publish_cycle(&p, &x->in);
+        assert_true(live_inode(x) == i);
+        x->in.decision = &x->d;                 /* a raise and a compaction */
+        publish_cycle(&p, &x->in);
+        assert_true(live_inode(x) != i);
+        i = live_inode(x);
+        x->in.decision = &keep;
+        x->in.mode = MODE_MONITOR_ONLY;         /* the mode changed */
+        publish_cycle(&p, &x->in);
+        assert_true(live_inode(x) != i);
+        i = live_inode(x);
+        x->in.sample = NULL;                    /* sampling fails... */
+        x->in.decision = NULL;
+        x->in.forecast = NULL;
+        publish_cycle(&p, &x->in);
+        assert_true(live_inode(x) != i);
+        i = live_inode(x);
+        publish_cycle(&p, &x->in);              /* ...and keeps failing: no news */
+        assert_true(live_inode(x) == i);
+        x->in.sample = &x->s;                   /* ...and works again */
+        x->in.decision = &keep;
+        x->in.forecast = &x->f;
+        publish_cycle(&p, &x->in);
+        assert_true(live_inode(x) != i);
+        i = live_inode(x);
+        publish_news(&p);                       /* say, a reload */
+        publish_cycle(&p, &x->in);
+        assert_true(live_inode(x) != i);
+        i = live_inode(x);
+        p.live_due = 1;                         /* the heartbeat is due */
+        publish_cycle(&p, &x->in);
+        assert_true(live_inode(x) != i);
+        o = json_object_from_file(path);
+        assert_int_equal(json_object_get_int(at(o, "counters.samples")), 9);     /* 2 of 11 failed */
+        json_object_put(o);
+        /* a long interval is its own heartbeat */
+        x->cfg.interval = 30;
+        assert_float_equal(publish_heartbeat(&x->cfg), 30, 0);
+        publish_stop(&p, x->dir);
+}
+
 static void atomic_write(void **state)
 {
         struct fixture *x = *state;
@@ -317,10 +390,21 @@ static void status_report(void **state)
         assert_int_equal(json_object_get_int(at(o, "daemon.live.counters.samples")), 1);
         json_object_put(o);
         status_report_free(&r);
-        /* holding the lock but silent for long: stale */
+        /* written within the heartbeat (10 s) and 6 s: running, though
+         * many 1 s intervals ago; silent for longer: stale */
         char live_path[128];
         snprintf(live_path, sizeof(live_path), "%s/" LIVE_FILE, x->dir);
         o = json_object_from_file(live_path);
+        json_object_object_add(o, "updated", json_object_new_double(r.time - 14));
+        assert_int_equal(json_object_to_file(live_path, o), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(r.daemon, DAEMON_RUNNING);
+        status_report_free(&r);
+        json_object_object_add(o, "updated", json_object_new_double(r.time - 17));
+        assert_int_equal(json_object_to_file(live_path, o), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(r.daemon, DAEMON_STALE);
+        status_report_free(&r);
         json_object_object_add(o, "updated", json_object_new_double(1000));
         assert_int_equal(json_object_to_file(live_path, o), 0);
         assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
@@ -343,6 +427,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(metrics_text, setup, teardown),
                 cmocka_unit_test_setup_teardown(live_document, setup, teardown),
                 cmocka_unit_test_setup_teardown(files_and_lock, setup, teardown),
+                cmocka_unit_test_setup_teardown(live_written_on_news, setup, teardown),
                 cmocka_unit_test_setup_teardown(atomic_write, setup, teardown),
                 cmocka_unit_test_setup_teardown(status_report, setup, teardown),
         };
