@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "build-config.h"
@@ -14,6 +15,8 @@
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/memoptimizer.conf"
 #define CONFIG_ORDER_AUTO (-1)
 #define CONFIG_PATH_MAX 4096
+/* A trace is moved to FILE.1 when it grows past this: about a day at 1 s. */
+#define CONFIG_RECORD_MAX_SIZE_DEFAULT (100ull << 20)
 
 struct config {
         double interval;                /* seconds */
@@ -29,6 +32,7 @@ struct config {
         bool dry_run;
         int log_level;                  /* LOG_ERR .. LOG_DEBUG */
         char record[CONFIG_PATH_MAX];   /* trace file; "" for none */
+        uint64_t record_max_size;       /* bytes before FILE moves to FILE.1; 0: no limit */
         char metrics_dir[CONFIG_PATH_MAX];      /* "" : no metrics file */
         double metrics_interval;        /* seconds */
 };
@@ -53,6 +57,9 @@ int config_parse_buffer(struct config *c, const char *name, const char *text, si
 
 /* "1.5s", "200ms", "2min", "1h" -> seconds. A number without unit is an error. */
 int parse_duration(const char *s, double *secs);
+
+/* "64K", "100M", "1G", "2T" (powers of 1024), plain bytes, or "none" (0). */
+int parse_size(const char *s, uint64_t *bytes);
 
 /* Key names in file order, NULL-terminated (for --help and tests). */
 const char *const *config_keys(void);

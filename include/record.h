@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "policy.h"
 #include "sample.h"
@@ -12,10 +13,17 @@
 struct recorder;
 
 /* Create or truncate path ("-": standard output) and write the header.
- * source is "record" or "daemon". On failure err says why. */
+ * source is "record" or "daemon". A file that has grown to max_size bytes
+ * (0: no limit) is moved to path.1 before the next sample and path starts
+ * afresh. On failure err says why. */
 int recorder_open(struct recorder **out, const char *path, const char *root, const char *source,
-                  double interval, char *err, size_t errsz);
+                  double interval, uint64_t max_size, char *err, size_t errsz);
+/* 0, or 1 when the file was rotated first; a negative errno on failure. */
 int recorder_sample(struct recorder *r, const struct sample *s);
+/* A reload: a new size limit, and a new interval, which the header of the
+ * file states, so the file is rotated (returns 1). 0 or a negative errno
+ * otherwise. */
+int recorder_configure(struct recorder *r, double interval, uint64_t max_size);
 /* The decision taken on the sample recorded last; ignored when it did nothing. */
 int recorder_decision(struct recorder *r, double time, const struct decision *d, bool acting);
 /* Close (and free); returns the error of the final flush, if any. */

@@ -15,7 +15,7 @@
 
 #include "util.h"
 
-enum key_type { T_DURATION, T_UINT, T_LONG, T_R2, T_PERCENT, T_BOOL, T_ORDER, T_LEVEL, T_PATH };
+enum key_type { T_DURATION, T_UINT, T_LONG, T_R2, T_PERCENT, T_BOOL, T_ORDER, T_LEVEL, T_PATH, T_SIZE };
 
 struct key {
         const char *name;
@@ -40,6 +40,7 @@ static const struct key keys[] = {
         K(dry_run, T_BOOL, 0, 0, "yes or no"),
         K(log_level, T_LEVEL, 0, 0, "err, warning, notice, info or debug"),
         K(record, T_PATH, 0, 0, "an absolute file name, or none"),
+        K(record_max_size, T_SIZE, 65536, 1099511627776.0, "64K..1T (K, M, G or T: powers of 1024), or none"),
         K(metrics_dir, T_PATH, 0, 0, "an absolute path, or none"),
         K(metrics_interval, T_DURATION, 1, 600, "1s..10min"),
 };
@@ -72,6 +73,7 @@ void config_defaults(struct config *c)
                 .calm_period = 30, .trend_min_r2 = 0.6, .oom_headroom = 0.05,
                 .compaction = true, .compaction_max_order = CONFIG_ORDER_AUTO,
                 .compaction_lead_time = 10, .dry_run = false, .log_level = LOG_INFO,
+                .record_max_size = CONFIG_RECORD_MAX_SIZE_DEFAULT,
                 .metrics_dir = "", .metrics_interval = 15,
         };
 }
@@ -92,6 +94,31 @@ int parse_duration(const char *s, double *secs)
                         return 0;
                 }
         return -EINVAL;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+        static const char units[] = "KMGT";
+        if (strcmp(s, "none") == 0)
+                return *bytes = 0, 0;
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno)
+                return -ERANGE;
+        unsigned shift = 0;
+        if (*end) {
+                const char *u = strchr(units, *end);
+                if (!u || end[1])
+                        return -EINVAL;
+                shift = 10 * (unsigned)(u - units + 1);
+        }
+        if (v > UINT64_MAX >> shift)
+                return -ERANGE;
+        *bytes = (uint64_t)v << shift;
+        return 0;
 }
 
 static int parse_bool(const char *s, bool *out)
@@ -187,6 +214,15 @@ static int set_value(const struct key *k, const char *v, struct config *c)
                 return parse_bool(v, (bool *)field);
         case T_LEVEL:
                 return parse_level(v, (int *)field);
+        case T_SIZE: {
+                uint64_t b;
+                if ((r = parse_size(v, &b)) < 0)
+                        return r;
+                if (b && ((double)b < k->min || (double)b > k->max))
+                        return -ERANGE;
+                memcpy(field, &b, sizeof(b));
+                return 0;
+        }
         case T_PATH:
                 if (strcmp(v, "none") == 0)
                         v = "";

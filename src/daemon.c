@@ -171,7 +171,7 @@ static int record_start(struct daemon *d)
         if (!d->cfg.record[0])
                 return 0;
         int r = recorder_open(&d->rec, d->cfg.record, d->opt->root, "daemon", d->cfg.interval,
-                              err, sizeof(err));
+                              d->cfg.record_max_size, err, sizeof(err));
         if (r < 0)
                 log_msg(d->log, LOG_ERR, "record: %s", err);
         else
@@ -180,8 +180,11 @@ static int record_start(struct daemon *d)
 }
 
 /* A failed write stops the recording, not the daemon. */
-static void record_check(struct daemon *d, int r)
+static void record_check(struct daemon *d, int r, const char *why)
 {
+        if (r == 1)
+                log_msg(d->log, LOG_INFO, "trace %s %s; the part before is in %s.1", recorder_path(d->rec), why,
+                        recorder_path(d->rec));
         if (r >= 0)
                 return;
         log_msg(d->log, LOG_ERR, "stopped recording to %s: %s", recorder_path(d->rec), strerror(-r));
@@ -246,7 +249,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
                 d->read_failures = 0;
         }
         if (d->rec)
-                record_check(d, recorder_sample(d->rec, &d->sample));
+                record_check(d, recorder_sample(d->rec, &d->sample), "reached record_max_size");
         /* Resolved once (and on reload, and when the layout changes): it
          * reads a sysfs file. */
         if (d->max_order == 0 || d->max_order_for != d->sample.nr_orders) {
@@ -274,7 +277,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
         if (r == 1)
                 act(d, &dec);
         if (r == 1 && d->rec)
-                record_check(d, recorder_decision(d->rec, d->sample.time, &dec, acting(d)));
+                record_check(d, recorder_decision(d->rec, d->sample.time, &dec, acting(d)), "");
         publish(d, true, r == 1 ? &dec : NULL);
         return 0;
 }
@@ -308,6 +311,9 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
                         c.window = d->cfg.window;
                 bool was_acting = acting(d), record_changed = strcmp(c.record, d->cfg.record) != 0;
                 d->cfg = c;
+                if (!record_changed && d->rec)
+                        record_check(d, recorder_configure(d->rec, c.interval, c.record_max_size),
+                                     "restarted: the interval changed");
                 if (record_changed) {
                         int e = recorder_close(d->rec);
                         if (e < 0)

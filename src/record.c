@@ -21,6 +21,10 @@ struct recorder {
         FILE *f;
         bool own;
         char path[4096];
+        char *root;                     /* for the header of a new file */
+        char source[16];
+        double interval;
+        uint64_t max_size;              /* 0: no limit */
 };
 
 static void header_from_system(struct trace_header *h, const char *root, const char *source,
@@ -39,36 +43,98 @@ static void header_from_system(struct trace_header *h, const char *root, const c
                 strftime(h->started, sizeof(h->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* Create or truncate r->path and write its header. */
+static int open_file(struct recorder *r)
+{
+        r->f = fopen(r->path, "we");
+        if (!r->f)
+                return -errno;
+        struct trace_header h;
+        header_from_system(&h, r->root, r->source, r->interval);
+        return trace_write_header(r->f, &h);
+}
+
+static void recorder_free(struct recorder *r)
+{
+        if (r->f && r->own)
+                fclose(r->f);
+        free(r->root);
+        free(r);
+}
+
 int recorder_open(struct recorder **out, const char *path, const char *root, const char *source,
-                  double interval, char *err, size_t errsz)
+                  double interval, uint64_t max_size, char *err, size_t errsz)
 {
         struct recorder *r = calloc(1, sizeof(*r));
         if (!r)
                 return -ENOMEM;
         bool is_stdout = strcmp(path, "-") == 0;
         snprintf(r->path, sizeof(r->path), "%s", is_stdout ? "standard output" : path);
-        r->f = is_stdout ? stdout : fopen(path, "we");
+        snprintf(r->source, sizeof(r->source), "%s", source);
+        r->interval = interval;
+        r->max_size = is_stdout ? 0 : max_size;
         r->own = !is_stdout;
-        int e = r->f ? 0 : -errno;
-        if (e == 0) {
+        r->root = strdup(root ? root : "");
+        int e = r->root ? 0 : -ENOMEM;
+        if (e == 0 && is_stdout) {
                 struct trace_header h;
-                header_from_system(&h, root, source, interval);
+                r->f = stdout;
+                header_from_system(&h, r->root, r->source, r->interval);
                 e = trace_write_header(r->f, &h);
+        } else if (e == 0) {
+                e = open_file(r);
         }
         if (e < 0) {
                 snprintf(err, errsz, "cannot write %s: %s", r->path, strerror(-e));
-                if (r->f && r->own)
-                        fclose(r->f);
-                free(r);
+                recorder_free(r);
                 return e;
         }
         *out = r;
         return 0;
 }
 
+/* FILE becomes FILE.1 (replacing an older one) and FILE starts afresh with
+ * its own header, so both are traces replay reads whole. */
+static int rotate(struct recorder *r)
+{
+        char old[sizeof(r->path) + 2];
+        snprintf(old, sizeof(old), "%s.1", r->path);
+        int e = fclose(r->f) == 0 ? 0 : -errno;
+        r->f = NULL;
+        if (e == 0 && rename(r->path, old) < 0)
+                e = -errno;
+        return e < 0 ? e : open_file(r);
+}
+
+int recorder_configure(struct recorder *r, double interval, uint64_t max_size)
+{
+        if (r->own)
+                r->max_size = max_size;
+        if (interval == r->interval)
+                return 0;
+        r->interval = interval;
+        if (!r->own)
+                return 0;
+        int e = rotate(r);
+        return e < 0 ? e : 1;
+}
+
 int recorder_sample(struct recorder *r, const struct sample *s)
 {
-        return trace_write_sample(r->f, s);
+        int rotated = 0;
+        if (r->max_size) {
+                long at = ftell(r->f);
+                if (at < 0)
+                        return -errno;
+                if ((uint64_t)at >= r->max_size) {
+                        int e = rotate(r);
+                        if (e < 0)
+                                return e;
+                        rotated = 1;
+                }
+        }
+        int e = trace_write_sample(r->f, s);
+        return e < 0 ? e : rotated;
 }
 
 int recorder_decision(struct recorder *r, double time, const struct decision *d, bool acting)
@@ -83,10 +149,14 @@ int recorder_close(struct recorder *r)
 {
         if (!r)
                 return 0;
-        int e = fflush(r->f) == 0 ? 0 : -errno;
-        if (r->own && fclose(r->f) != 0 && e == 0)
-                e = -errno;
-        free(r);
+        int e = 0;
+        if (r->f) {             /* NULL after a failed rotation */
+                e = fflush(r->f) == 0 ? 0 : -errno;
+                if (r->own && fclose(r->f) != 0 && e == 0)
+                        e = -errno;
+                r->f = NULL;
+        }
+        recorder_free(r);
         return e;
 }
 
@@ -229,7 +299,7 @@ int record_main(int argc, char **argv)
         signal(SIGPIPE, SIG_IGN);
         char err[ERR_MSG_MAX];
         struct recorder *rec;
-        if (recorder_open(&rec, o.output, "", "record", o.interval, err, sizeof(err)) < 0) {
+        if (recorder_open(&rec, o.output, "", "record", o.interval, 0, err, sizeof(err)) < 0) {
                 fprintf(stderr, "memoptimizer record: %s\n", err);
                 return 1;
         }

@@ -102,6 +102,23 @@ for f in a b; do
         "$bin" replay "$tmp/$f.jsonl" -c "$tmp/conf" > /dev/null 2>&1 || bad "record = FILE: $f.jsonl does not replay"
 done
 grep -q "recording a trace to $tmp/b.jsonl" "$tmp/log" || bad "reload did not switch the trace: $(cat "$tmp/log")"
+# record_max_size: the daemon rotates FILE to FILE.1 and says so; a reload
+# that changes the interval rotates too; every file replays
+printf 'interval = 100ms\nwindow = 3\nrecord = %s\nrecord_max_size = 64K\n' "$tmp/r.jsonl" > "$tmp/rconf"
+RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/rconf" --dry-run 2> "$tmp/log" & pid=$!
+for i in $(seq 100); do grep -q "reached record_max_size" "$tmp/log" && break; sleep 0.1; done
+grep -q "trace $tmp/r.jsonl reached record_max_size; the part before is in $tmp/r.jsonl.1" "$tmp/log" ||
+        bad "no size rotation within 10 s: $(cat "$tmp/log")"
+"$bin" replay "$tmp/r.jsonl.1" -c "$tmp/conf" > /dev/null 2>&1 || bad "rotated trace does not replay"
+printf 'interval = 200ms\nwindow = 3\nrecord = %s\nrecord_max_size = 64K\n' "$tmp/r.jsonl" > "$tmp/rconf"
+kill -HUP "$pid"; sleep 0.5; kill -TERM "$pid"; status=0; wait "$pid" || status=$?; pid=
+[ "$status" -eq 0 ] || bad "daemon with record_max_size exits $status"
+grep -q "trace $tmp/r.jsonl restarted: the interval changed" "$tmp/log" || bad "no rotation on a new interval: $(cat "$tmp/log")"
+head -1 "$tmp/r.jsonl" | grep -q '"interval":0\.20*[,}]' || bad "new header: $(head -1 "$tmp/r.jsonl")"
+head -1 "$tmp/r.jsonl.1" | grep -q '"interval":0\.10*[,}]' || bad "old header: $(head -1 "$tmp/r.jsonl.1")"
+for f in r.jsonl r.jsonl.1; do
+        "$bin" replay "$tmp/$f" -c "$tmp/conf" > /dev/null 2>&1 || bad "$f does not replay"
+done
 printf 'record = relative.jsonl\n' > "$tmp/rel"
 status=0; "$bin" --check-config -c "$tmp/rel" 2> "$tmp/err" || status=$?
 [ "$status" -eq 1 ] && grep -q "$tmp/rel:1: invalid value 'relative.jsonl' for record" "$tmp/err" ||

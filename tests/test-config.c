@@ -209,7 +209,7 @@ static void key_list(void **state)
         size_t n = 0;
         for (const char *const *k = config_keys(); *k; k++)
                 n++;
-        assert_int_equal(n, 15);
+        assert_int_equal(n, 16);
 }
 
 /* record: an absolute file name, none or nothing; a relative name is refused
@@ -230,6 +230,45 @@ static void record_key(void **state)
         assert_string_equal(c.record, "");
         assert_int_equal(load_text("record = trace.jsonl\n", &c, err, sizeof(err)), -EINVAL);
         assert_non_null(strstr(err, ":1: invalid value 'trace.jsonl' for record; allowed: an absolute file name, or none"));
+}
+
+/* Sizes: powers of 1024, "none" or 0 for no limit, 100M by default. */
+static void sizes(void **state)
+{
+        (void)state;
+        uint64_t b;
+        assert_int_equal(parse_size("64K", &b), 0);
+        assert_true(b == 65536);
+        assert_int_equal(parse_size("100M", &b), 0);
+        assert_true(b == 100ull << 20);
+        assert_int_equal(parse_size("2T", &b), 0);
+        assert_true(b == 2ull << 40);
+        assert_int_equal(parse_size("123", &b), 0);
+        assert_true(b == 123);
+        assert_int_equal(parse_size("none", &b), 0);
+        assert_true(b == 0);
+        static const char *const bad[] = { "", "M", "1.5M", "-1M", "+1M", "1 M", "1m", "1MB", "1KK", "x" };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+                assert_int_equal(parse_size(bad[i], &b), -EINVAL);
+        assert_int_equal(parse_size("99999999999999999999", &b), -ERANGE);
+        assert_int_equal(parse_size("16777216T", &b), -ERANGE);        /* 2^64 */
+
+        struct config c;
+        char err[512];
+        config_defaults(&c);
+        assert_true(c.record_max_size == 100ull << 20);
+        assert_int_equal(load_text("record_max_size = 1G\n", &c, err, sizeof(err)), 0);
+        assert_true(c.record_max_size == 1ull << 30);
+        assert_int_equal(load_text("record_max_size = none\n", &c, err, sizeof(err)), 0);
+        assert_true(c.record_max_size == 0);
+        assert_int_equal(load_text("record_max_size = 0\n", &c, err, sizeof(err)), 0);
+        assert_true(c.record_max_size == 0);
+        assert_int_equal(load_text("record_max_size = 4K\n", &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, ":1: out-of-range value '4K' for record_max_size; allowed: 64K..1T"));
+        assert_int_equal(load_text("record_max_size = 2T\n", &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, ":1: out-of-range value '2T'"));
+        assert_int_equal(load_text("record_max_size = 10MB\n", &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, ":1: invalid value '10MB' for record_max_size"));
 }
 
 static int make_tmp(void **state)
@@ -258,6 +297,7 @@ int main(void)
                 cmocka_unit_test(owner_and_mode),
                 cmocka_unit_test(key_list),
                 cmocka_unit_test(record_key),
+                cmocka_unit_test(sizes),
         };
         return cmocka_run_group_tests(tests, make_tmp, rm_tmp);
 }
