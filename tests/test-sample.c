@@ -20,7 +20,7 @@ static char *load(const char *rel)
 {
         char *buf = NULL;
         size_t sz = 0;
-        assert_true(read_file_at(FIXTURES, rel, &buf, &sz) >= 0);
+        assert_true(read_file_at(fixtures_dir(), rel, &buf, &sz) >= 0);
         return buf;
 }
 
