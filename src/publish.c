@@ -181,7 +181,7 @@ double publish_heartbeat(const struct config *cfg)
 /* live.json is news when a decision was taken, the mode changed, sampling
  * failed or recovered, or the first forecast came (status would show none
  * for a heartbeat); otherwise it is rewritten only as a heartbeat. */
-static bool live_due(const struct publisher *p, const struct publish_input *in, bool news, double mono)
+static bool live_is_due(const struct publisher *p, const struct publish_input *in, bool news, double mono)
 {
         return news || p->live_due == 0 || mono >= p->live_due || p->warned_live ||
                in->mode != p->live_mode || !in->sample != !p->live_sampled ||
@@ -221,7 +221,7 @@ void publish_cycle(struct publisher *p, const struct publish_input *in)
         }
         p->warned_lock = false;
         double cpu = cpu_seconds();
-        if (live_due(p, in, news, clock_secs(CLOCK_MONOTONIC)))
+        if (live_is_due(p, in, news, clock_secs(CLOCK_MONOTONIC)))
                 write_live(p, in, now, cpu);
         write_metrics(p, in, now, cpu);
 }

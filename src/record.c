@@ -43,10 +43,10 @@ static void header_from_system(struct trace_header *h, const char *root, const c
                 strftime(h->started, sizeof(h->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Create or truncate r->path and write its header. */
+/* Create or truncate r->path (or take standard output) and write its header. */
 static int open_file(struct recorder *r)
 {
-        r->f = fopen(r->path, "we");
+        r->f = r->own ? fopen(r->path, "we") : stdout;
         if (!r->f)
                 return -errno;
         struct trace_header h;
@@ -75,15 +75,7 @@ int recorder_open(struct recorder **out, const char *path, const char *root, con
         r->max_size = is_stdout ? 0 : max_size;
         r->own = !is_stdout;
         r->root = strdup(root ? root : "");
-        int e = r->root ? 0 : -ENOMEM;
-        if (e == 0 && is_stdout) {
-                struct trace_header h;
-                r->f = stdout;
-                header_from_system(&h, r->root, r->source, r->interval);
-                e = trace_write_header(r->f, &h);
-        } else if (e == 0) {
-                e = open_file(r);
-        }
+        int e = r->root ? open_file(r) : -ENOMEM;
         if (e < 0) {
                 snprintf(err, errsz, "cannot write %s: %s", r->path, strerror(-e));
                 recorder_free(r);
