@@ -10,7 +10,7 @@
 
 #include "config.h"
 #include "engine.h"
-#include "sample.h"
+#include "sample-read.h"
 
 struct cycle {
         struct sample_reader *reader;
@@ -37,8 +37,6 @@ static inline int cycle_step(struct cycle *c)
                 e = engine_step(&c->engine, &c->params, &c->sample, &c->decision, &restarted);
         if (e < 0)
                 fprintf(stderr, "cycle: %s\n", strerror(-e));
-        /* decisions are not carried out: the kernel keeps its value */
-        c->engine.policy.kernel_seen = c->sample.wsf;
         return e;
 }
 
@@ -48,8 +46,8 @@ static inline int cycle_init(struct cycle *c)
         struct config cfg;
         memset(c, 0, sizeof(*c));
         config_defaults(&cfg);
-        engine_params_from(&c->params, &cfg, 9, false);
-        if (sample_reader_new(&c->reader, "") < 0 || engine_init(&c->engine, cfg.window, 10) < 0)
+        config_engine_params(&c->params, &cfg, false, 4096, 2 << 20);
+        if (sample_reader_new(&c->reader, "") < 0 || engine_init(&c->engine, cfg.window, 10, 10) < 0)
                 return -1;
         for (unsigned i = 0; i < cfg.window; i++)
                 if (cycle_step(c) < 0)

@@ -68,7 +68,7 @@ static void run(const struct buddyinfo *b0, const struct zoneinfo *zi, struct cu
                 abort();
         double t = 1000;
         bool started = false;
-        policy_init(&st, 0);
+        policy_init(&st, 0, 0);
         for (int i = 0; i < MAX_RECORDS && c->left > 0; i++) {
                 struct sample s = { 0 };
                 unsigned shift = (unsigned)take(c, 1) % 8;
@@ -86,7 +86,7 @@ static void run(const struct buddyinfo *b0, const struct zoneinfo *zi, struct cu
                         break;
                 fuzz_check(s.nr_zones > 0 && s.nr_zones <= b.nr_zones);
                 if (!started) {
-                        policy_init(&st, s.wsf);
+                        policy_init(&st, s.wsf, s.wsf);
                         started = true;
                 }
                 int r = window_push(&w, &s);

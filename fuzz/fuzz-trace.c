@@ -32,10 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         config_defaults(&cfg);
         cfg.window = 3;
         struct engine e;
-        if (engine_init(&e, cfg.window, 10) < 0)
+        if (engine_init(&e, cfg.window, 10, 10) < 0)
                 abort();
         struct engine_params p;
-        engine_params_from(&p, &cfg, 9, true);
+        config_engine_params(&p, &cfg, true, 4096, 2 << 20);
         struct trace_record rec = { 0 };
         const char *text = (const char *)data, *end = text + size;
         while (text < end) {
@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         check_sample(&rec.sample);
                         struct decision d;
                         bool restarted;
-                        rec.sample.wsf = e.policy.current;      /* as replay does */
+                        rec.sample.wsf = engine_wsf(&e);      /* as replay does */
                         fuzz_check(engine_step(&e, &p, &rec.sample, &d, &restarted) >= 0);
                 }
                 text += len + 1;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "fuzz.h"
+#include "fileio.h"
 #include "util.h"
 
 static int run_file(const char *path)

@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
-ids_code=$(sed -n 's/^#define MSGID_[A-Z_]* *"\([0-9a-f]\{32\}\)"$/\1/p' "$src/include/log.h" | sort)
+ids_code=$(sed -n 's/^#define MSGID_[A-Z_]* *"\([0-9a-f]\{32\}\)"$/\1/p' "$src/src/daemon/log.h" | sort)
 ids_catalog=$(sed -n 's/^-- \([0-9a-f]\{32\}\)$/\1/p' "$src/systemd/memoptimizer.catalog" | sort)
 [ -n "$ids_code" ] && [ "$ids_code" = "$ids_catalog" ] ||
         { echo "FAIL: MESSAGE_IDs in log.h and the catalog differ"; diff <(echo "$ids_code") <(echo "$ids_catalog"); fail=1; }

@@ -19,6 +19,40 @@ static inline const char *fixtures_dir(void)
         return d;
 }
 
+/* The whole text of the fixture file at rel (caller frees); NULL on error. */
+static inline char *fixture_text(const char *rel)
+{
+        char path[4096];
+        if (snprintf(path, sizeof(path), "%s/%s", fixtures_dir(), rel) >= (int)sizeof(path))
+                return NULL;
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return NULL;
+        char *text = NULL;
+        size_t size = 0, len = 0;
+        for (;;) {
+                if (size - len < 4096) {
+                        char *t = realloc(text, size + 65536);
+                        if (!t)
+                                break;
+                        text = t;
+                        size += 65536;
+                }
+                size_t n = fread(text + len, 1, size - len - 1, f);
+                len += n;
+                if (n == 0)
+                        break;
+        }
+        int bad = ferror(f) || !text;
+        fclose(f);
+        if (bad) {
+                free(text);
+                return NULL;
+        }
+        text[len] = '\0';
+        return text;
+}
+
 #define FIXTURE_TREE_CMD "mkdir -p '%s/proc/sys/vm' && cp '%s/%s/proc/'* '%s/proc/' && " \
                          "echo %ld > '%s/proc/sys/vm/watermark_scale_factor'"
 

@@ -15,13 +15,14 @@ struct sim {
 static inline void sim_init(struct sim *s, long boot)
 {
         memset(s, 0, sizeof(*s));
-        assert_int_equal(engine_init(&s->e, 8, boot), 0);
+        assert_int_equal(engine_init(&s->e, 8, boot, boot), 0);
         s->kernel_wsf = boot;
         s->p.policy = (struct policy_config){
                 .interval = 1, .horizon = 10, .calm_period = 30, .lead_time = 10,
                 .max_wsf = 1000, .oom_headroom = 0.05, .compaction = true, .writes = true,
         };
-        s->p.forecast = (struct forecast_params){ .min_r2 = 0.6, .min_points = 8, .max_order = 9 };
+        s->p.forecast = (struct forecast_params){ .min_r2 = 0.6, .min_points = 8 };
+        s->p.max_order = 9;
 }
 
 /* One interval; returns true when the policy decided (there was a forecast). */

@@ -1,0 +1,39 @@
+/* `memoptimizer restore`: the baseline a stopped daemon left, put back. */
+#include "restore.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "state.h"
+
+/* For ExecStopPost=: whatever way the daemon ended, leave the machine as
+ * the daemon found it. */
+int restore_main(const char *root, const char *state_dir)
+{
+        long baseline = 0;
+        bool done = false;
+        int r = state_restore(root, state_dir, &baseline, &done);
+        if (r == -ENOENT)
+                return 0;       /* nothing was left changed */
+        if (r == -EBADMSG) {
+                fprintf(stderr, "memoptimizer: the state file in %s is corrupt and was removed; vm.watermark_scale_factor left as it is\n",
+                        state_dir);
+                return 1;
+        }
+        if (r == -EPERM) {
+                fprintf(stderr, "memoptimizer: the state file in %s is not ours or others can write it; not acting on it, vm.watermark_scale_factor left as it is\n",
+                        state_dir);
+                return 1;
+        }
+        if (r < 0) {
+                fprintf(stderr, "memoptimizer: cannot restore vm.watermark_scale_factor %ld: %s\n", baseline, strerror(-r));
+                return 1;
+        }
+        if (done)
+                fprintf(stderr, "memoptimizer: restored vm.watermark_scale_factor %ld\n", baseline);
+        else
+                fprintf(stderr, "memoptimizer: vm.watermark_scale_factor was changed by someone else; left as it is\n");
+        return 0;
+}

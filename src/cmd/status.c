@@ -1,0 +1,148 @@
+#include "status.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+
+#include "fileio.h"
+#include "publish-format.h"
+#include "sample-read.h"
+#include "state.h"
+#include "status-render.h"
+#include "thp.h"
+#include "util.h"
+
+static double jnum_at(json_object *o, const char *key)
+{
+        json_object *v;
+        if (!json_object_object_get_ex(o, key, &v) || !v)
+                return NAN;
+        return json_object_get_double(v);
+}
+
+/* Whether a process holds live.lock: the publishing daemon does, for as
+ * long as it runs. -1 when that cannot be known. */
+static int lock_held(const char *state_dir)
+{
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof(path), "%s/" LIVE_LOCK, state_dir) >= (int)sizeof(path))
+                return -1;
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -1;
+        if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+                return 0;       /* released when fd closes */
+        return errno == EWOULDBLOCK ? 1 : -1;
+}
+
+/* The daemon is running when it holds live.lock and has written live.json
+ * within its heartbeat and a few seconds; stale when it holds the lock but stopped writing
+ * (hung, or stopped with SIGSTOP); not running otherwise. */
+static void read_daemon(struct status_report *r, const char *state_dir)
+{
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "%s/" LIVE_FILE, state_dir);
+        r->age = NAN;
+        r->live = json_object_from_file(path);
+        if (!r->live) {
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail), "no daemon publishes in %s (%s)", state_dir,
+                         access(path, F_OK) < 0 ? "no " LIVE_FILE : "unreadable " LIVE_FILE);
+                return;
+        }
+        double version = jnum_at(r->live, "schema_version");
+        if (version != LIVE_SCHEMA_VERSION) {
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail), LIVE_FILE " has schema_version %g; this status reads %d",
+                         version, LIVE_SCHEMA_VERSION);
+                json_object_put(r->live);
+                r->live = NULL;
+                return;
+        }
+        r->age = r->time - jnum_at(r->live, "updated");
+        double interval = jnum_at(r->live, "interval_seconds");
+        /* written at least every heartbeat; a daemon from before the
+         * heartbeat wrote every interval */
+        double heartbeat = jnum_at(r->live, "heartbeat_seconds");
+        if (isnan(heartbeat))
+                heartbeat = interval;
+        double limit = fmax(3 * interval, heartbeat + interval + 5);
+        int held = lock_held(state_dir);
+        if (held == 0) {
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail),
+                         "pid %.0f, which wrote " LIVE_FILE " %.0f s ago, has exited without removing it",
+                         jnum_at(r->live, "pid"), r->age);
+        } else if (!(r->age <= limit)) {
+                r->daemon = DAEMON_STALE;
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail),
+                         "pid %.0f has not written " LIVE_FILE " for %.0f s (interval %.3g s): hung or stopped",
+                         jnum_at(r->live, "pid"), r->age, interval);
+        } else {
+                r->daemon = DAEMON_RUNNING;
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail), "pid %.0f, updated %.1f s ago",
+                         jnum_at(r->live, "pid"), r->age);
+        }
+}
+
+int status_report_read(struct status_report *r, const char *root, const char *state_dir,
+                       const struct config *cfg)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        *r = (struct status_report){ .time = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 };
+        struct sample_reader *rd;
+        int e = sample_reader_new(&rd, root);
+        if (e >= 0) {
+                e = sample_read(rd, &r->s);
+                sample_reader_free(rd);
+        }
+        if (e < 0)
+                return e;
+        long written;
+        e = state_load(state_dir, &r->baseline, &written);
+        r->baseline_source = e == 0 ? BASELINE_STATE_FILE : e == -ENOENT ? BASELINE_UNCHANGED : BASELINE_UNKNOWN;
+        if (e == -ENOENT)
+                r->baseline = r->s.wsf;
+        else if (e < 0)
+                snprintf(r->baseline_error, sizeof(r->baseline_error), "%s", strerror(-e));
+        r->max_order = resolve_max_order(root, cfg->compaction_max_order, r->s.nr_orders);
+        read_daemon(r, state_dir);
+        return 0;
+}
+
+void status_report_free(struct status_report *r)
+{
+        sample_free(&r->s);
+        json_object_put(r->live);
+        r->live = NULL;
+}
+
+int status_print(FILE *out, const char *root, const char *state_dir, const struct config *cfg, bool json)
+{
+        struct status_report r;
+        int e = status_report_read(&r, root, state_dir, cfg);
+        if (e < 0) {
+                fprintf(stderr, "memoptimizer: cannot read the kernel's memory state: %s\n", strerror(-e));
+                return 2;
+        }
+        if (json) {
+                json_object *o = status_report_json(&r);
+                const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+                                                                   JSON_C_TO_STRING_SPACED) : NULL;
+                if (s)
+                        fprintf(out, "%s\n", s);
+                json_object_put(o);
+                if (!s)
+                        e = -ENOMEM;
+        } else {
+                status_report_text(out, &r);
+        }
+        status_report_free(&r);
+        if (e < 0 || fflush(out) != 0) {
+                fprintf(stderr, "memoptimizer: cannot write the status: %s\n", strerror(e < 0 ? -e : errno));
+                return 2;
+        }
+        return 0;
+}

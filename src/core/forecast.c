@@ -1,0 +1,196 @@
+#include "forecast.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct node_order_ref { int node; unsigned order; };
+struct zone_order_ref { size_t zone; unsigned order; };
+
+static double series_zone_order(const struct sample *s, const void *arg)
+{
+        const struct zone_order_ref *r = arg;
+        return (double)zone_free_at_order(&s->zones[r->zone], s->nr_orders, r->order);
+}
+
+static double series_zone_free(const struct sample *s, const void *arg)
+{
+        return (double)s->zones[*(const size_t *)arg].free_pages;
+}
+
+static double series_node_order(const struct sample *s, const void *arg)
+{
+        const struct node_order_ref *r = arg;
+        double sum = 0;
+        for (size_t i = 0; i < s->nr_zones; i++)
+                if (s->zones[i].node == r->node)
+                        sum += (double)zone_free_at_order(&s->zones[i], s->nr_orders, r->order);
+        return sum;
+}
+
+static bool trusted(const struct fit *f, const struct forecast_params *p)
+{
+        return f->n >= p->min_points && f->n >= 3 && f->r2 >= p->min_r2;
+}
+
+/* Seconds until a falling series reaches `level`, at the slowest fall the
+ * data support (slope plus two standard errors): noise that happens to
+ * line up for a few samples then forecasts nothing. */
+static double secs_until(const struct fit *f, bool trend, double now, double level)
+{
+        if (now <= level)
+                return 0;
+        double slope = f->slope + 2 * f->slope_se;
+        if (!trend || slope >= 0)
+                return INFINITY;
+        return (now - level) / -slope;
+}
+
+/* How long free pages have been falling: since the latest sample at the
+ * window's highest. A drain that started before the window is "long". */
+static double drain_age(const struct window *w, size_t zone)
+{
+        size_t top = 0;
+        for (size_t i = 1; i < w->len; i++)
+                if (series_zone_free(window_at(w, i), &zone) >= series_zone_free(window_at(w, top), &zone))
+                        top = i;
+        if (top == 0)
+                return INFINITY;
+        return window_newest(w)->time - window_at(w, top)->time;
+}
+
+static void zone_forecast(const struct window *w, size_t i, const struct forecast_params *p,
+                          unsigned max_order, struct zone_forecast *zf)
+{
+        const struct zone *z = &window_newest(w)->zones[i];
+        *zf = (struct zone_forecast){
+                .node = z->node, .managed_pages = z->managed_pages,
+                .wmark_min = z->wmark_min, .wmark_low = z->wmark_low,
+                .wmark_high = z->wmark_high, .free_pages = (double)z->free_pages,
+        };
+        memcpy(zf->name, z->name, sizeof(zf->name));
+        zf->trend = window_fit(w, series_zone_free, &i, &zf->free_fit) == 0 &&
+                    trusted(&zf->free_fit, p);
+        zf->secs_to_low = secs_until(&zf->free_fit, zf->trend, zf->free_pages, (double)z->wmark_low);
+        zf->secs_to_min = secs_until(&zf->free_fit, zf->trend, zf->free_pages, (double)z->wmark_min);
+        zf->drain_age = drain_age(w, i);
+        for (unsigned k = 0; k <= max_order; k++) {
+                struct zone_order_ref ref = { i, k };
+                struct fit f;
+                bool trend = window_fit(w, series_zone_order, &ref, &f) == 0 && trusted(&f, p);
+                zf->secs_to_exhaust[k] = secs_until(&f, trend, series_zone_order(window_newest(w), &ref),
+                                                    (double)(1ull << k));
+        }
+}
+
+static void node_forecast(const struct window *w, const struct forecast_params *p,
+                          unsigned max_order, struct node_forecast *nf)
+{
+        const struct sample *s = window_newest(w);
+        for (size_t i = 0; i < s->nr_zones; i++) {
+                if (s->zones[i].node != nf->node)
+                        continue;
+                nf->managed_pages += s->zones[i].managed_pages;
+                nf->wmark_low += s->zones[i].wmark_low;
+        }
+        for (unsigned k = 0; k <= max_order; k++) {
+                struct node_order_ref ref = { nf->node, k };
+                nf->free_at_order[k] = series_node_order(s, &ref);
+                bool trend = window_fit(w, series_node_order, &ref, &nf->order_fit[k]) == 0 &&
+                             trusted(&nf->order_fit[k], p);
+                nf->secs_to_exhaust[k] = secs_until(&nf->order_fit[k], trend,
+                                                    nf->free_at_order[k], (double)(1ull << k));
+        }
+        nf->free_pages = nf->free_at_order[0];
+        for (unsigned k = 0; k <= max_order; k++)
+                nf->extfrag[k] = unusable_index(nf->free_pages, nf->free_at_order[k]);
+}
+
+static int alloc_arrays(struct forecast *f, size_t nr_zones)
+{
+        if (f->zones && f->nr_zones == nr_zones)
+                return 0;
+        forecast_free(f);
+        f->zones = calloc(nr_zones, sizeof(*f->zones));
+        f->nodes = calloc(nr_zones, sizeof(*f->nodes));  /* at most one node per zone */
+        if (!f->zones || !f->nodes) {
+                forecast_free(f);
+                return -ENOMEM;
+        }
+        f->nr_zones = nr_zones;
+        return 0;
+}
+
+static void node_list(const struct sample *s, struct forecast *f)
+{
+        f->nr_nodes = 0;
+        for (size_t i = 0; i < s->nr_zones; i++) {
+                size_t j = 0;
+                while (j < f->nr_nodes && f->nodes[j].node != s->zones[i].node)
+                        j++;
+                if (j == f->nr_nodes)
+                        f->nodes[f->nr_nodes++] = (struct node_forecast){ .node = s->zones[i].node };
+        }
+}
+
+static void rates(const struct window *w, struct forecast *f)
+{
+        struct fit fit;
+        f->kswapd_peak = 0;
+        for (size_t i = 1; i < w->len; i++) {
+                const struct sample *a = window_at(w, i - 1), *b = window_at(w, i);
+                double dt = b->time - a->time;
+                if (dt > 0 && b->vm.pgsteal_kswapd > a->vm.pgsteal_kswapd)
+                        f->kswapd_peak = fmax(f->kswapd_peak,
+                                              (double)(b->vm.pgsteal_kswapd - a->vm.pgsteal_kswapd) / dt);
+        }
+        f->kswapd_rate = window_last_delta(w, offsetof(struct vmstat, pgsteal_kswapd)) / f->dt;
+        f->direct_rate = window_last_delta(w, offsetof(struct vmstat, pgsteal_direct)) / f->dt;
+        f->allocstalls = (uint64_t)window_last_delta(w, offsetof(struct vmstat, allocstall));
+        f->compact_stalls = (uint64_t)window_last_delta(w, offsetof(struct vmstat, compact_stall));
+        f->kswapd_trend = window_fit_counter(w, offsetof(struct vmstat, pgsteal_kswapd), &fit) == 0 ?
+                          fit.slope : 0;
+        f->compact_success_rate = window_fit_counter(w, offsetof(struct vmstat, compact_success), &fit) == 0 ?
+                                  fit.slope : 0;
+}
+
+int forecast_compute(const struct window *w, const struct forecast_params *p, struct forecast *f)
+{
+        if (w->len < 2)
+                return -EAGAIN;
+        const struct sample *s = window_newest(w);
+        double dt = s->time - window_at(w, w->len - 2)->time;
+        if (dt <= 0)
+                return -EINVAL;
+        int r = alloc_arrays(f, s->nr_zones);
+        if (r < 0)
+                return r;
+
+        f->time = s->time;
+        f->dt = dt;
+        f->wsf = s->wsf;
+        f->nr_orders = s->nr_orders;
+        f->max_order = p->max_order < s->nr_orders ? p->max_order : s->nr_orders - 1;
+        f->managed_pages = 0;
+        for (size_t i = 0; i < s->nr_zones; i++) {
+                zone_forecast(w, i, p, f->max_order, &f->zones[i]);
+                f->managed_pages += s->zones[i].managed_pages;
+        }
+        node_list(s, f);
+        for (size_t j = 0; j < f->nr_nodes; j++)
+                node_forecast(w, p, f->max_order, &f->nodes[j]);
+        rates(w, f);
+        f->reclaimable = s->mem.mem_free + s->mem.active_file + s->mem.inactive_file;
+        return 0;
+}
+
+void forecast_free(struct forecast *f)
+{
+        free(f->zones);
+        free(f->nodes);
+        f->zones = NULL;
+        f->nodes = NULL;
+        f->nr_zones = f->nr_nodes = 0;
+}

@@ -1,0 +1,67 @@
+/* forecast.h — what the window says will happen, per zone and per node.
+ *
+ * Pure: a window and parameters in, numbers out; no I/O, no clock. Times are
+ * seconds from the newest sample; INFINITY means "not at the current trend",
+ * 0 means "already there". A trend counts only when its fit has R² of at
+ * least min_r2 over at least min_points samples; otherwise the times stay
+ * INFINITY. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sample.h"
+#include "window.h"
+
+struct forecast_params {
+        double min_r2;          /* goodness-of-fit gate */
+        unsigned min_points;    /* fewer samples than this show no trend: any
+                                 * two points fit a line perfectly */
+        unsigned max_order;     /* highest order forecast for exhaustion */
+};
+
+struct zone_forecast {
+        int node;
+        char name[ZONE_NAME_MAX];
+        uint64_t managed_pages, wmark_min, wmark_low, wmark_high;
+        double free_pages;      /* newest sample */
+        struct fit free_fit;    /* free pages over time */
+        bool trend;             /* free_fit passes the R² gate */
+        double secs_to_low, secs_to_min;
+        double drain_age;       /* seconds since free pages were last at their
+                                 * highest in the window; INFINITY when that was
+                                 * the oldest sample (falling for the whole window) */
+        double secs_to_exhaust[ORDER_CAP];      /* blocks of order >= k, k <= max_order */
+};
+
+struct node_forecast {
+        int node;
+        uint64_t managed_pages, wmark_low;      /* sums over the node's zones */
+        double free_pages;
+        double free_at_order[ORDER_CAP];        /* pages in blocks >= k, newest */
+        struct fit order_fit[ORDER_CAP];
+        double secs_to_exhaust[ORDER_CAP];      /* until < one block of order k */
+        double extfrag[ORDER_CAP];              /* unusable_index() for order k, 0..1 */
+};
+
+struct forecast {
+        double time, dt;        /* newest sample time; length of the last interval */
+        long wsf;               /* scale factor in the newest sample */
+        unsigned nr_orders, max_order;
+        size_t nr_zones, nr_nodes;
+        struct zone_forecast *zones;
+        struct node_forecast *nodes;
+        uint64_t managed_pages;         /* all zones */
+        double kswapd_rate;             /* pgsteal_kswapd pages/s, last interval */
+        double kswapd_peak;             /* best interval rate in the window */
+        double kswapd_trend;            /* fitted over the window */
+        double direct_rate;             /* pgsteal_direct pages/s, last interval */
+        double compact_success_rate;    /* compact_success per second, window fit */
+        uint64_t allocstalls, compact_stalls;   /* in the last interval */
+        uint64_t reclaimable;           /* MemFree + file LRU, pages */
+};
+
+/* Needs at least two samples. out's arrays are (re)allocated. */
+int forecast_compute(const struct window *w, const struct forecast_params *p, struct forecast *out);
+void forecast_free(struct forecast *f);

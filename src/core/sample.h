@@ -1,0 +1,116 @@
+/* sample.h — one reading of the kernel's memory state.
+ *
+ * Owns the struct sample, the parsers for /proc/buddyinfo and /proc/zoneinfo
+ * (pure: they take text) and the assembly of a sample from them. The I/O
+ * that fills a sample is the kernel side's (sample-read.h). Zones are
+ * identified by (node, name) as the kernel prints them. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Capacity, not a kernel fact: the real number of orders is read from
+ * buddyinfo (11 on x86-64, 14 on arm64 with 64K pages). */
+#define ORDER_CAP 32
+#define ZONE_NAME_MAX 16
+
+/* One line of /proc/buddyinfo. */
+struct buddy_zone {
+        int node;
+        char name[ZONE_NAME_MAX];
+        uint64_t nr_free[ORDER_CAP]; /* free blocks of each order */
+};
+
+struct buddyinfo {
+        struct buddy_zone *zones;
+        size_t nr_zones;
+        unsigned nr_orders;
+};
+
+/* The parts of one /proc/zoneinfo zone section that the daemon uses. */
+struct zoneinfo_zone {
+        int node;
+        char name[ZONE_NAME_MAX];
+        uint64_t pages_free;
+        uint64_t wmark_min, wmark_low, wmark_high;
+        uint64_t managed_pages;
+        uint64_t nr_zone_inactive_file, nr_zone_active_file;
+};
+
+struct zoneinfo {
+        struct zoneinfo_zone *zones;
+        size_t nr_zones;
+};
+
+/* Global counters from /proc/vmstat (pages or events, monotonic). */
+struct vmstat {
+        uint64_t pgsteal_kswapd, pgsteal_direct;
+        uint64_t pgscan_kswapd, pgscan_direct;
+        uint64_t allocstall;   /* sum of allocstall_* */
+        uint64_t compact_stall, compact_success, compact_fail;
+        uint64_t pgalloc;      /* sum of pgalloc_* */
+        uint64_t kswapd_low_wmark_hit_quickly;
+        uint64_t nr_free_pages;
+        uint64_t oom_kill;
+};
+
+/* /proc/meminfo, converted to pages. */
+struct meminfo {
+        uint64_t mem_total, mem_free, mem_available;
+        uint64_t active_file, inactive_file;
+        uint64_t hugepages_total, hugepages_free; /* in huge pages */
+        uint64_t anon_huge;                       /* in pages */
+};
+
+/* A zone as the rest of the daemon sees it: buddyinfo joined with zoneinfo.
+ * Zones with no managed pages are never present. */
+struct zone {
+        int node;
+        char name[ZONE_NAME_MAX];
+        uint64_t nr_free[ORDER_CAP];
+        uint64_t free_at[ORDER_CAP];    /* pages in blocks of order >= k */
+        uint64_t free_pages;            /* free_at[0] */
+        uint64_t wmark_min, wmark_low, wmark_high;
+        uint64_t managed_pages;
+};
+
+struct sample {
+        double time;                    /* CLOCK_MONOTONIC, seconds */
+        long wsf;                       /* vm.watermark_scale_factor */
+        unsigned nr_orders;
+        size_t nr_zones;
+        struct zone *zones;             /* owned */
+        struct vmstat vm;
+        struct meminfo mem;
+};
+
+int buddyinfo_parse(const char *text, struct buddyinfo *out);
+void buddyinfo_free(struct buddyinfo *b);
+
+int zoneinfo_parse(const char *text, struct zoneinfo *out);
+void zoneinfo_free(struct zoneinfo *z);
+
+/* Join buddyinfo with zoneinfo into s->zones (allocated). Zones missing from
+ * zoneinfo or with managed_pages == 0 are left out. */
+int sample_assemble(struct sample *s, const struct buddyinfo *b, const struct zoneinfo *z);
+void sample_free(struct sample *s);
+/* Deep copy; dst's old zones are freed. */
+int sample_copy(struct sample *dst, const struct sample *src);
+
+/* Zone layouts are equal when the same (node, name) appear in the same order. */
+bool sample_same_layout(const struct sample *a, const struct sample *b);
+
+/* Fill free_at[] and free_pages from nr_free[] (done once per sample: the
+ * forecast reads these sums for every order of every sample in the window). */
+void zone_sum_orders(struct zone *z, unsigned nr_orders);
+
+/* Free pages held in blocks of order >= k. */
+uint64_t zone_free_at_order(const struct zone *z, unsigned nr_orders, unsigned k);
+
+/* The unusable free space index of a zone for order k, as the kernel's
+ * extfrag debugfs file defines it: the share of free memory not in blocks
+ * of order >= k (1 when nothing is free). The one definition of external
+ * fragmentation: the forecast, status and the metrics all use it. */
+double unusable_index(double free_pages, double free_at_order);
+double zone_unusable_index(const struct zone *z, unsigned nr_orders, unsigned k);

@@ -1,0 +1,205 @@
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sample.h"
+#include "util.h"
+
+#include "fixture-tree.h"
+
+static char *load(const char *rel)
+{
+        char *text = fixture_text(rel);
+        assert_non_null(text);
+        return text;
+}
+
+static const struct zoneinfo_zone *find(const struct zoneinfo *z, int node, const char *name)
+{
+        for (size_t i = 0; i < z->nr_zones; i++)
+                if (z->zones[i].node == node && strcmp(z->zones[i].name, name) == 0)
+                        return &z->zones[i];
+        return NULL;
+}
+
+static void x86_one_node(void **state)
+{
+        (void)state;
+        _cleanup_free_ char *bt = load("/x86-1node/proc/buddyinfo");
+        _cleanup_free_ char *zt = load("/x86-1node/proc/zoneinfo");
+        struct buddyinfo b;
+        struct zoneinfo z;
+        assert_int_equal(buddyinfo_parse(bt, &b), 0);
+        assert_int_equal(zoneinfo_parse(zt, &z), 0);
+        assert_int_equal(b.nr_orders, 11);
+        assert_int_equal(b.nr_zones, 3);
+        assert_string_equal(b.zones[2].name, "Normal");
+        assert_int_equal(z.nr_zones, 5);
+        const struct zoneinfo_zone *dma = find(&z, 0, "DMA");
+        assert_non_null(dma);
+        assert_int_equal(dma->managed_pages, 3840);
+        assert_int_equal(dma->wmark_min, 60);
+        assert_int_equal(dma->wmark_low, 75);
+        assert_int_equal(dma->wmark_high, 90);
+
+        struct sample s = { 0 };
+        assert_int_equal(sample_assemble(&s, &b, &z), 0);
+        assert_int_equal(s.nr_zones, 3);        /* Movable and Device have no pages */
+        for (size_t i = 0; i < s.nr_zones; i++) {
+                uint64_t sum = 0;
+                for (unsigned k = 0; k < s.nr_orders; k++)
+                        sum += s.zones[i].nr_free[k] << k;
+                assert_int_equal(s.zones[i].free_pages, sum);
+                assert_true(s.zones[i].wmark_min < s.zones[i].wmark_low);
+                assert_true(s.zones[i].wmark_low < s.zones[i].wmark_high);
+        }
+        assert_int_equal(zone_free_at_order(&s.zones[0], 11, 11), 0);
+        sample_free(&s);
+        buddyinfo_free(&b);
+        zoneinfo_free(&z);
+}
+
+static void empty_zone_skipped(void **state)
+{
+        (void)state;
+        _cleanup_free_ char *bt = load("/empty-zone/proc/buddyinfo");
+        _cleanup_free_ char *zt = load("/empty-zone/proc/zoneinfo");
+        struct buddyinfo b;
+        struct zoneinfo z;
+        assert_int_equal(buddyinfo_parse(bt, &b), 0);
+        assert_int_equal(zoneinfo_parse(zt, &z), 0);
+        size_t empty = 0;
+        for (size_t i = 0; i < z.nr_zones; i++)
+                empty += z.zones[i].managed_pages == 0;
+        assert_true(empty >= 1);
+        struct sample s = { 0 };
+        assert_int_equal(sample_assemble(&s, &b, &z), 0);
+        for (size_t i = 0; i < s.nr_zones; i++)
+                assert_true(s.zones[i].managed_pages > 0);
+        sample_free(&s);
+        buddyinfo_free(&b);
+        zoneinfo_free(&z);
+}
+
+/* A fixture tree from another machine: every zone is joined, and the
+ * number of orders is what that kernel printed. */
+static void other_machine(const char *dir, unsigned orders, int nodes)
+{
+        char p[256];
+        snprintf(p, sizeof(p), "/%s/proc/buddyinfo", dir);
+        _cleanup_free_ char *bt = load(p);
+        snprintf(p, sizeof(p), "/%s/proc/zoneinfo", dir);
+        _cleanup_free_ char *zt = load(p);
+        struct buddyinfo b;
+        struct zoneinfo z;
+        assert_int_equal(buddyinfo_parse(bt, &b), 0);
+        assert_int_equal(zoneinfo_parse(zt, &z), 0);
+        assert_int_equal(b.nr_orders, orders);
+        int max_node = 0;
+        for (size_t i = 0; i < b.nr_zones; i++)
+                max_node = b.zones[i].node > max_node ? b.zones[i].node : max_node;
+        assert_int_equal(max_node + 1, nodes);
+        for (size_t i = 0; i < z.nr_zones; i++)
+                assert_true(z.zones[i].wmark_min <= z.zones[i].wmark_low);
+        buddyinfo_free(&b);
+        zoneinfo_free(&z);
+}
+
+static void x86_two_nodes(void **state)
+{
+        (void)state;
+        other_machine("x86-2node", 11, 2);
+}
+
+static void arm64_fourteen_orders(void **state)
+{
+        (void)state;
+        _cleanup_free_ char *bt = load("/arm64-14order/proc/buddyinfo");
+        struct buddyinfo b;
+        assert_int_equal(buddyinfo_parse(bt, &b), 0);
+        assert_int_equal(b.nr_orders, 14);
+        buddyinfo_free(&b);
+}
+
+static void broken_rejected(void **state)
+{
+        (void)state;
+        static const char *const bud[] = { "truncated", "garbled", "ragged", "empty" };
+        static const char *const zi[] = { "truncated", "garbled", "empty" };
+        char p[128];
+        for (size_t i = 0; i < sizeof(bud) / sizeof(*bud); i++) {
+                snprintf(p, sizeof(p), "/broken/buddyinfo-%s", bud[i]);
+                _cleanup_free_ char *t = load(p);
+                struct buddyinfo b;
+                assert_int_equal(buddyinfo_parse(t, &b), -EBADMSG);
+                assert_null(b.zones);
+        }
+        for (size_t i = 0; i < sizeof(zi) / sizeof(*zi); i++) {
+                snprintf(p, sizeof(p), "/broken/zoneinfo-%s", zi[i]);
+                _cleanup_free_ char *t = load(p);
+                struct zoneinfo z;
+                assert_int_equal(zoneinfo_parse(t, &z), -EBADMSG);
+                assert_null(z.zones);
+        }
+}
+
+static void garbage_strings_rejected(void **state)
+{
+        (void)state;
+        static const char *const bad[] = {
+                "", "\n", "Node 0, zone Normal\n", "Node -1, zone Normal 1 2\n",
+                "Node 0, zone Normal 1 2 -3\n", "Node 0, zone Normal 1 2 3",
+                "node 0 zone Normal 1\n",
+                "Node 0, zone Normal 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n",
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+                struct buddyinfo b;
+                assert_true(buddyinfo_parse(bad[i], &b) < 0);
+        }
+        struct zoneinfo z;
+        assert_true(zoneinfo_parse("Node 0, zone Normal\n  pages free 5\n", &z) < 0);
+        assert_true(zoneinfo_parse("garbage\n", &z) < 0);
+        assert_int_equal(zoneinfo_parse("Node 0, zone Normal\n  pages free 5\n  min 1\n  low 2\n  high 3\n"
+                                        "  high_min: 9\n  managed 100\n", &z), 0);
+        assert_int_equal(z.zones[0].wmark_high, 3);
+        assert_int_equal(z.zones[0].managed_pages, 100);
+        zoneinfo_free(&z);
+}
+
+/* The one definition of external fragmentation, the kernel's unusable
+ * free space index. */
+static void unusable_index_of_zones(void **state)
+{
+        (void)state;
+        /* order 0..2: 4 single pages, 2 order-1 and 1 order-2 block = 12 pages */
+        struct zone z = { .nr_free = { 4, 2, 1 } }, empty = { 0 };
+        zone_sum_orders(&z, 3);
+        zone_sum_orders(&empty, 3);
+        /* 12 free pages; blocks >= order 1: 2*2 + 4 = 8 pages; >= order 2: 4 */
+        assert_float_equal(zone_unusable_index(&z, 3, 1), 4.0 / 12, 1e-12);
+        assert_float_equal(zone_unusable_index(&z, 3, 2), 8.0 / 12, 1e-12);
+        assert_float_equal(zone_unusable_index(&empty, 3, 1), 1, 0);     /* nothing free */
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(x86_one_node),
+                cmocka_unit_test(empty_zone_skipped),
+                cmocka_unit_test(x86_two_nodes),
+                cmocka_unit_test(arm64_fourteen_orders),
+                cmocka_unit_test(broken_rejected),
+                cmocka_unit_test(garbage_strings_rejected),
+                cmocka_unit_test(unusable_index_of_zones),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

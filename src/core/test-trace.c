@@ -1,0 +1,176 @@
+/* The trace format: what is written reads back the same, and what is not a
+ * valid trace is refused with FILE:LINE and a reason, never a crash. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trace.h"
+#include "util.h"
+
+#include "trace-fixture.h"
+
+static void sample_round_trip(void **state)
+{
+        (void)state;
+        struct sample s = make_sample(12345.678901);
+        size_t len;
+        char *line = line_of(trace_sample_line(&s), &len);
+        struct trace_record rec = { 0 };
+        char err[200] = "";
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        assert_int_equal(rec.type, TRACE_SAMPLE);
+        assert_float_equal(rec.sample.time, s.time, 1e-6);
+        assert_int_equal(rec.sample.wsf, 10);
+        assert_int_equal(rec.sample.nr_orders, 11);
+        assert_int_equal(rec.sample.nr_zones, 2);
+        assert_memory_equal(rec.sample.zones, zones, sizeof(zones));   /* free_at[] summed again */
+        assert_memory_equal(&rec.sample.vm, &s.vm, sizeof(s.vm));
+        assert_memory_equal(&rec.sample.mem, &s.mem, sizeof(s.mem));
+        trace_record_free(&rec);
+        free(line);
+}
+
+static void decision_round_trip(void **state)
+{
+        (void)state;
+        struct trace_decision td = { .time = 5.5, .acting = true, .d = {
+                .reason = WSF_RAISE_FORECAST, .wsf_old = 10, .wsf_new = 334, .ceiling = 1000,
+                .node = 0, .zone = "Normal", .secs_to_low = 4.25, .secs_to_min = INFINITY,
+                .drain = 20000, .reclaim = 0, .reclaim_peak = 0, .direct = 0, .stalls = 3,
+                .nr_compact = 1, .nr_backoff = 1,
+        } };
+        td.d.compact[0] = (struct compact_order){ .node = 0, .order = 9, .secs_to_exhaust = 2.5,
+                                                  .free_at_order = 4096, .extfrag = 0.75 };
+        td.d.backoff[0] = (struct compact_backoff){ .node = 0, .order = 9, .defer_shift = 2,
+                                                    .before = 512, .after = 512, .retry_in = 4 };
+        size_t len;
+        char *line = line_of(trace_decision_line(&td), &len);
+        struct trace_record rec = { 0 };
+        char err[200] = "";
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        assert_int_equal(rec.type, TRACE_DECISION);
+        const struct decision *d = &rec.decision.d;
+        assert_true(rec.decision.acting);
+        assert_int_equal(d->reason, WSF_RAISE_FORECAST);
+        assert_int_equal(d->wsf_new, 334);
+        assert_string_equal(d->zone, "Normal");
+        assert_float_equal(d->secs_to_low, 4.25, 1e-9);
+        assert_true(isinf(d->secs_to_min));     /* written as null */
+        assert_int_equal(d->nr_compact, 1);
+        assert_int_equal(d->compact[0].order, 9);
+        assert_float_equal(d->compact[0].extfrag, 0.75, 1e-9);
+        assert_int_equal(d->nr_backoff, 1);
+        assert_int_equal(d->backoff[0].defer_shift, 2);
+        free(line);
+}
+
+static void header_round_trip(void **state)
+{
+        (void)state;
+        size_t len;
+        char *line = line_of(trace_header_line(&trace_test_header), &len);
+        struct trace_record rec = { 0 };
+        char err[200] = "";
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        assert_int_equal(rec.type, TRACE_HEADER);
+        assert_int_equal(rec.header.version, TRACE_VERSION);
+        assert_string_equal(rec.header.kernel, "6.18");
+        assert_int_equal(rec.header.thp_pmd_size, 2097152);
+        free(line);
+}
+
+/* Each bad line is refused, and the message names what is wrong. */
+static void bad_lines_refused(void **state)
+{
+        (void)state;
+        static const struct { const char *line, *says; } bad[] = {
+                { "", "incomplete" },
+                { "{\"type\":\"sample\"", "incomplete" },
+                { "not json", "invalid JSON" },
+                { "[1,2]", "not a JSON object" },
+                { "{\"type\":\"sample\"} x", "invalid JSON" },
+                { "{\"type\":\"nonsense\"}", "unknown type" },
+                { "{\"type\":7}", "\"type\" is not a string" },
+                { "{\"type\":\"header\",\"format\":\"memoptimizer-trace\",\"version\":2}", "version 2" },
+                { "{\"type\":\"header\",\"format\":\"other\",\"version\":1}", "format" },
+                { "{\"type\":\"sample\",\"t\":-1}", "\"t\" is out of range" },
+                { "{\"type\":\"sample\",\"t\":1,\"wsf\":10,\"nr_orders\":40}", "\"nr_orders\" is out of range" },
+                { "{\"type\":\"sample\",\"t\":1,\"wsf\":10,\"nr_orders\":2,\"zones\":[],\"vmstat\":{},\"meminfo\":{}}",
+                  "\"zones\" has 0 entries" },
+                { "{\"type\":\"sample\",\"t\":1,\"wsf\":10,\"nr_orders\":2,\"zones\":[{\"node\":0,\"zone\":\"N\\u0007\","
+                  "\"managed_pages\":1,\"wmark_min\":0,\"wmark_low\":0,\"wmark_high\":0,\"nr_free\":[1,1]}],\"vmstat\":{},\"meminfo\":{}}",
+                  "characters other than" },
+                { "{\"type\":\"sample\",\"t\":1,\"wsf\":10,\"nr_orders\":2,\"zones\":[{\"node\":0,\"zone\":\"N\","
+                  "\"managed_pages\":1,\"wmark_min\":0,\"wmark_low\":0,\"wmark_high\":0,\"nr_free\":[1]}],\"vmstat\":{},\"meminfo\":{}}",
+                  "1 free counts, not nr_orders 2" },
+                { "{\"a\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}", "invalid JSON" },
+                { "{\"type\":\"decision\",\"t\":1,\"reason\":\"panic\"}", "unknown reason" },
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                struct trace_record rec = { 0 };
+                char err[200] = "";
+                int r = trace_parse_line(bad[i].line, strlen(bad[i].line), &rec, err, sizeof(err));
+                if (r != -EBADMSG || !strstr(err, bad[i].says))
+                        fail_msg("line %zu: %d '%s', expected -EBADMSG saying '%s'", i, r, err, bad[i].says);
+                trace_record_free(&rec);
+        }
+        char nul[] = "{\"type\":\"sa\0mple\"}";
+        struct trace_record rec = { 0 };
+        char err[200];
+        assert_int_equal(trace_parse_line(nul, sizeof(nul) - 1, &rec, err, sizeof(err)), -EBADMSG);
+        assert_non_null(strstr(err, "NUL"));
+}
+
+/* Every prefix of a valid line, and the line with bytes changed at random,
+ * are parsed without a crash (the sanitizers watch); only the whole line
+ * and lines that are still valid JSON of the right shape pass. */
+static void damaged_lines_never_crash(void **state)
+{
+        (void)state;
+        struct sample s = make_sample(1);
+        size_t len;
+        char *line = line_of(trace_sample_line(&s), &len);
+        struct trace_record rec = { 0 };
+        char err[200];
+        for (size_t n = 0; n < len; n++) {
+                char *copy = malloc(n ? n : 1);         /* exact size: ASan sees overreads */
+                memcpy(copy, line, n);
+                assert_int_equal(trace_parse_line(copy, n, &rec, err, sizeof(err)), -EBADMSG);
+                free(copy);
+        }
+        srand(5);
+        static const char alphabet[] = "{}[]\",:0123456789-.eE \\u\x80\xff";
+        for (int i = 0; i < 20000; i++) {
+                char *copy = malloc(len);
+                memcpy(copy, line, len);
+                for (int j = rand() % 4; j >= 0; j--)
+                        copy[(size_t)rand() % len] = alphabet[(size_t)rand() % (sizeof(alphabet) - 1)];
+                int r = trace_parse_line(copy, len, &rec, err, sizeof(err));
+                assert_true(r == 0 || r == -EBADMSG);
+                free(copy);
+        }
+        trace_record_free(&rec);
+        free(line);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(sample_round_trip),
+                cmocka_unit_test(decision_round_trip),
+                cmocka_unit_test(header_round_trip),
+                cmocka_unit_test(bad_lines_refused),
+                cmocka_unit_test(damaged_lines_never_crash),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

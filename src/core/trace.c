@@ -1,0 +1,575 @@
+/* The trace format: one JSON object per line, written and read with json-c. */
+#include "trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+/* More pages than any machine has (4 EiB of 4 KiB pages): bounds every
+ * count so that sums and shifts of them cannot overflow. */
+#define TRACE_MAX_PAGES (UINT64_C(1) << 50)
+#define TRACE_MAX_NODE (1 << 20)
+#define TRACE_MAX_WSF 1000000L
+/* Nesting deeper than a trace needs (line, zones, zone, nr_free) is refused. */
+#define TRACE_MAX_DEPTH 8
+
+struct u64_field { const char *name; size_t offset; };
+
+#define VM(n) { #n, offsetof(struct vmstat, n) }
+static const struct u64_field vmstat_fields[] = {
+        VM(pgsteal_kswapd), VM(pgsteal_direct), VM(pgscan_kswapd), VM(pgscan_direct),
+        VM(allocstall), VM(compact_stall), VM(compact_success), VM(compact_fail),
+        VM(pgalloc), VM(kswapd_low_wmark_hit_quickly), VM(nr_free_pages), VM(oom_kill),
+};
+#undef VM
+#define MI(n) { #n, offsetof(struct meminfo, n) }
+static const struct u64_field meminfo_fields[] = {
+        MI(mem_total), MI(mem_free), MI(mem_available), MI(active_file), MI(inactive_file),
+        MI(hugepages_total), MI(hugepages_free), MI(anon_huge),
+};
+#undef MI
+#define ZF(n) { #n, offsetof(struct zone, n) }
+static const struct u64_field zone_fields[] = {
+        ZF(managed_pages), ZF(wmark_min), ZF(wmark_low), ZF(wmark_high),
+};
+#undef ZF
+
+/* Optional numbers of a decision, null when infinite. */
+struct dbl_field { const char *name; size_t offset; };
+#define DF(n) { #n, offsetof(struct decision, n) }
+static const struct dbl_field decision_numbers[] = {
+        DF(secs_to_low), DF(secs_to_min), DF(drain), DF(reclaim), DF(reclaim_peak), DF(direct),
+};
+#undef DF
+
+static uint64_t *u64_at(void *base, size_t offset)
+{
+        return (uint64_t *)((char *)base + offset);
+}
+
+static double dbl_get(const void *base, size_t offset)
+{
+        double v;
+        memcpy(&v, (const char *)base + offset, sizeof(v));
+        return v;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+static void put(json_object *o, const char *key, json_object *v)
+{
+        json_object_object_add(o, key, v);
+}
+
+static void put_u64s(json_object *o, const void *base, const struct u64_field *f, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                put(o, f[i].name, json_object_new_uint64(*u64_at((void *)base, f[i].offset)));
+}
+
+/* The object as one line of text (no newline); NULL when out of memory. */
+static char *line_of(json_object *o)
+{
+        if (!o)
+                return NULL;
+        const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                          JSON_C_TO_STRING_NOSLASHESCAPE);
+        char *line = s ? strdup(s) : NULL;
+        json_object_put(o);
+        return line;
+}
+
+char *trace_header_line(const struct trace_header *h)
+{
+        json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        put(o, "type", json_object_new_string("header"));
+        put(o, "format", json_object_new_string(TRACE_FORMAT));
+        put(o, "version", json_object_new_int(TRACE_VERSION));
+        put(o, "source", json_object_new_string(h->source));
+        put(o, "program", json_object_new_string(h->program));
+        put(o, "kernel", json_object_new_string(h->kernel));
+        put(o, "started", json_object_new_string(h->started));
+        put(o, "interval", json_number(h->interval, 3));
+        put(o, "page_size", json_object_new_int64(h->page_size));
+        put(o, "thp_pmd_size", json_object_new_int64(h->thp_pmd_size));
+        return line_of(o);
+}
+
+static json_object *zone_json(const struct zone *z, unsigned nr_orders)
+{
+        json_object *o = json_object_new_object(), *free = json_object_new_array();
+        if (!o || !free) {
+                json_object_put(o);
+                json_object_put(free);
+                return NULL;
+        }
+        put(o, "node", json_object_new_int(z->node));
+        put(o, "zone", json_object_new_string(z->name));
+        put_u64s(o, z, zone_fields, ARRAY_SIZE(zone_fields));
+        for (unsigned k = 0; k < nr_orders && k < ORDER_CAP; k++)
+                json_object_array_add(free, json_object_new_uint64(z->nr_free[k]));
+        put(o, "nr_free", free);
+        return o;
+}
+
+char *trace_sample_line(const struct sample *s)
+{
+        json_object *o = json_object_new_object(), *zones = json_object_new_array(),
+                    *vm = json_object_new_object(), *mem = json_object_new_object();
+        if (!o || !zones || !vm || !mem) {
+                json_object_put(o);
+                json_object_put(zones);
+                json_object_put(vm);
+                json_object_put(mem);
+                return NULL;
+        }
+        put(o, "type", json_object_new_string("sample"));
+        put(o, "t", json_number(s->time, 6));
+        put(o, "wsf", json_object_new_int64(s->wsf));
+        put(o, "nr_orders", json_object_new_int((int)s->nr_orders));
+        for (size_t i = 0; i < s->nr_zones; i++)
+                json_object_array_add(zones, zone_json(&s->zones[i], s->nr_orders));
+        put(o, "zones", zones);
+        put_u64s(vm, &s->vm, vmstat_fields, ARRAY_SIZE(vmstat_fields));
+        put(o, "vmstat", vm);
+        put_u64s(mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields));
+        put(o, "meminfo", mem);
+        return line_of(o);
+}
+
+bool trace_decision_worth(const struct decision *d)
+{
+        return d->reason != WSF_KEEP || d->nr_compact > 0 || d->nr_backoff > 0;
+}
+
+static json_object *compact_json(const struct decision *d)
+{
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; a && i < d->nr_compact; i++) {
+                const struct compact_order *c = &d->compact[i];
+                json_object *o = json_object_new_object();
+                put(o, "node", json_object_new_int(c->node));
+                put(o, "order", json_object_new_int((int)c->order));
+                put(o, "secs_to_exhaust", json_number(c->secs_to_exhaust, 3));
+                put(o, "free_at_order", json_number(c->free_at_order, 0));
+                put(o, "extfrag", json_number(c->extfrag, 4));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+static json_object *backoff_json(const struct decision *d)
+{
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; a && i < d->nr_backoff; i++) {
+                const struct compact_backoff *b = &d->backoff[i];
+                json_object *o = json_object_new_object();
+                put(o, "node", json_object_new_int(b->node));
+                put(o, "order", json_object_new_int((int)b->order));
+                put(o, "defer_shift", json_object_new_int((int)b->defer_shift));
+                put(o, "before", json_number(b->before, 0));
+                put(o, "after", json_number(b->after, 0));
+                put(o, "retry_in", json_number(b->retry_in, 3));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+char *trace_decision_line(const struct trace_decision *td)
+{
+        const struct decision *d = &td->d;
+        json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        put(o, "type", json_object_new_string("decision"));
+        put(o, "t", json_number(td->time, 6));
+        put(o, "acting", json_object_new_boolean(td->acting));
+        put(o, "reason", json_object_new_string(wsf_reason_str(d->reason)));
+        put(o, "wsf_old", json_object_new_int64(d->wsf_old));
+        put(o, "wsf_new", json_object_new_int64(d->wsf_new));
+        put(o, "ceiling", json_object_new_int64(d->ceiling));
+        put(o, "node", json_object_new_int(d->node));
+        put(o, "zone", json_object_new_string(d->zone));
+        for (size_t i = 0; i < ARRAY_SIZE(decision_numbers); i++)
+                put(o, decision_numbers[i].name, json_number(dbl_get(d, decision_numbers[i].offset), 3));
+        put(o, "stalls", json_object_new_uint64(d->stalls));
+        put(o, "compact", compact_json(d));
+        put(o, "backoff", backoff_json(d));
+        return line_of(o);
+}
+
+/* ---- parsing ----------------------------------------------------------- */
+
+struct perr {
+        char *buf;
+        size_t size;
+};
+
+/* The message into e, and -EBADMSG (a macro, so that static analysis sees
+ * the error returned). */
+#define fail(e, ...) (snprintf((e)->buf, (e)->size, __VA_ARGS__), -EBADMSG)
+
+static json_object *member(json_object *o, const char *key)
+{
+        json_object *v = NULL;
+        return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static int int_value(json_object *v, const char *key, int64_t min, int64_t max, int64_t *out,
+                     const struct perr *e)
+{
+        if (!v)
+                return fail(e, "\"%s\" is missing", key);
+        if (!json_object_is_type(v, json_type_int))
+                return fail(e, "\"%s\" is not an integer", key);
+        errno = 0;
+        int64_t i = json_object_get_int64(v);
+        if (i < min || i > max)
+                return fail(e, "\"%s\" is out of range (%lld..%lld)", key, (long long)min, (long long)max);
+        *out = i;
+        return 0;
+}
+
+static int get_int(json_object *o, const char *key, int64_t min, int64_t max, int64_t *out,
+                   const struct perr *e)
+{
+        return int_value(member(o, key), key, min, max, out, e);
+}
+
+/* A number in [min, max]; null means infinity where `null_inf`. */
+static int get_num(json_object *o, const char *key, double min, double max, bool null_inf,
+                   double *out, const struct perr *e)
+{
+        json_object *v = member(o, key);
+        if (!v && !json_object_object_get_ex(o, key, NULL))
+                return fail(e, "\"%s\" is missing", key);
+        if (!v) {
+                if (!null_inf)
+                        return fail(e, "\"%s\" is null", key);
+                *out = INFINITY;
+                return 0;
+        }
+        if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+                return fail(e, "\"%s\" is not a number", key);
+        double d = json_object_get_double(v);
+        if (!isfinite(d) || d < min || d > max)
+                return fail(e, "\"%s\" is out of range (%g..%g)", key, min, max);
+        *out = d;
+        return 0;
+}
+
+/* Names (zones, reasons, sources) are short and plain; anything else is
+ * refused rather than printed to a terminal. */
+static bool plain(const char *s)
+{
+        for (; *s; s++)
+                if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+                        return false;
+        return true;
+}
+
+/* A string copied into buf; `name_only` restricts it to plain names. */
+static int get_str(json_object *o, const char *key, char *buf, size_t size, bool name_only,
+                   const struct perr *e)
+{
+        json_object *v = member(o, key);
+        if (!v)
+                return fail(e, "\"%s\" is missing", key);
+        if (!json_object_is_type(v, json_type_string))
+                return fail(e, "\"%s\" is not a string", key);
+        const char *s = json_object_get_string(v);
+        size_t n = (size_t)json_object_get_string_len(v);
+        if (n >= size || strlen(s) != n)
+                return fail(e, "\"%s\" is too long or has a NUL byte", key);
+        if (name_only && !plain(s))
+                return fail(e, "\"%s\" has characters other than letters, digits, '_' and '-'", key);
+        memcpy(buf, s, n + 1);
+        return 0;
+}
+
+static int get_object(json_object *o, const char *key, json_type type, json_object **out,
+                      const struct perr *e)
+{
+        json_object *v = member(o, key);
+        if (!v)
+                return fail(e, "\"%s\" is missing", key);
+        if (!json_object_is_type(v, type))
+                return fail(e, "\"%s\" is not %s", key, type == json_type_array ? "an array" : "an object");
+        *out = v;
+        return 0;
+}
+
+static int get_u64s(json_object *o, void *base, const struct u64_field *f, size_t n, uint64_t max,
+                    const struct perr *e)
+{
+        for (size_t i = 0; i < n; i++) {
+                int64_t v;
+                int r = get_int(o, f[i].name, 0, (int64_t)max, &v, e);
+                if (r < 0)
+                        return r;
+                *u64_at(base, f[i].offset) = (uint64_t)v;
+        }
+        return 0;
+}
+
+static int parse_header(json_object *o, struct trace_header *h, const struct perr *e)
+{
+        char format[32];
+        int64_t v;
+        int r;
+        if ((r = get_str(o, "format", format, sizeof(format), false, e)) < 0)
+                return r;
+        if (strcmp(format, TRACE_FORMAT) != 0)
+                return fail(e, "format is not \"" TRACE_FORMAT "\"");
+        if ((r = get_int(o, "version", 0, INT32_MAX, &v, e)) < 0)
+                return r;
+        if (v != TRACE_VERSION)
+                return fail(e, "trace format version %lld; this memoptimizer reads version %d",
+                            (long long)v, TRACE_VERSION);
+        *h = (struct trace_header){ .version = (int)v };
+        int64_t page, pmd;
+        if ((r = get_str(o, "source", h->source, sizeof(h->source), true, e)) < 0 ||
+            (r = get_str(o, "program", h->program, sizeof(h->program), false, e)) < 0 ||
+            (r = get_str(o, "kernel", h->kernel, sizeof(h->kernel), false, e)) < 0 ||
+            (r = get_str(o, "started", h->started, sizeof(h->started), false, e)) < 0 ||
+            (r = get_num(o, "interval", 0.001, 3600, false, &h->interval, e)) < 0 ||
+            (r = get_int(o, "page_size", 512, INT64_C(1) << 30, &page, e)) < 0 ||
+            (r = get_int(o, "thp_pmd_size", 0, INT64_C(1) << 40, &pmd, e)) < 0)
+                return r;
+        h->page_size = (long)page;
+        h->thp_pmd_size = (long)pmd;
+        return 0;
+}
+
+static int parse_zone(json_object *o, unsigned nr_orders, struct zone *z, const struct perr *e)
+{
+        if (!json_object_is_type(o, json_type_object))
+                return fail(e, "a zone is not an object");
+        int64_t node;
+        json_object *free;
+        int r;
+        *z = (struct zone){ 0 };
+        if ((r = get_int(o, "node", 0, TRACE_MAX_NODE, &node, e)) < 0 ||
+            (r = get_str(o, "zone", z->name, sizeof(z->name), true, e)) < 0 ||
+            (r = get_u64s(o, z, zone_fields, ARRAY_SIZE(zone_fields), TRACE_MAX_PAGES, e)) < 0 ||
+            (r = get_object(o, "nr_free", json_type_array, &free, e)) < 0)
+                return r;
+        z->node = (int)node;
+        if (z->name[0] == '\0')
+                return fail(e, "a zone has an empty name");
+        if (z->managed_pages == 0)
+                return fail(e, "zone %s has no managed pages", z->name);
+        if (json_object_array_length(free) != nr_orders)
+                return fail(e, "zone %s has %zu free counts, not nr_orders %u", z->name,
+                            json_object_array_length(free), nr_orders);
+        for (unsigned k = 0; k < nr_orders; k++) {
+                int64_t v;
+                char key[48];
+                snprintf(key, sizeof(key), "nr_free[%u] of zone %s", k, z->name);
+                /* blocks of order k: their pages must stay within the bound */
+                if ((r = int_value(json_object_array_get_idx(free, k), key, 0,
+                                   (int64_t)(TRACE_MAX_PAGES >> k), &v, e)) < 0)
+                        return r;
+                z->nr_free[k] = (uint64_t)v;
+        }
+        zone_sum_orders(z, nr_orders);
+        return 0;
+}
+
+static int parse_sample(json_object *o, struct sample *s, const struct perr *e)
+{
+        int64_t wsf, orders;
+        json_object *zones, *vm, *mem;
+        int r;
+        if ((r = get_num(o, "t", 0, 1e12, false, &s->time, e)) < 0 ||
+            (r = get_int(o, "wsf", 0, TRACE_MAX_WSF, &wsf, e)) < 0 ||
+            (r = get_int(o, "nr_orders", 1, ORDER_CAP, &orders, e)) < 0 ||
+            (r = get_object(o, "zones", json_type_array, &zones, e)) < 0 ||
+            (r = get_object(o, "vmstat", json_type_object, &vm, e)) < 0 ||
+            (r = get_object(o, "meminfo", json_type_object, &mem, e)) < 0)
+                return r;
+        s->wsf = (long)wsf;
+        s->nr_orders = (unsigned)orders;
+        size_t n = json_object_array_length(zones);
+        if (n == 0 || n > TRACE_ZONE_CAP)
+                return fail(e, "\"zones\" has %zu entries; 1..%d allowed", n, TRACE_ZONE_CAP);
+        struct zone *z = realloc(s->zones, n * sizeof(*z));
+        if (!z)
+                return fail(e, "out of memory");
+        s->zones = z;
+        s->nr_zones = n;
+        for (size_t i = 0; i < n; i++)
+                if ((r = parse_zone(json_object_array_get_idx(zones, i), s->nr_orders, &z[i], e)) < 0)
+                        return r;
+        if ((r = get_u64s(vm, &s->vm, vmstat_fields, ARRAY_SIZE(vmstat_fields), INT64_MAX, e)) < 0)
+                return r;
+        return get_u64s(mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields), TRACE_MAX_PAGES, e);
+}
+
+static int parse_reason(json_object *o, enum wsf_reason *out, const struct perr *e)
+{
+        char s[16];
+        int r = get_str(o, "reason", s, sizeof(s), true, e);
+        if (r < 0)
+                return r;
+        for (int i = WSF_KEEP; i <= WSF_ADOPT; i++)
+                if (strcmp(s, wsf_reason_str((enum wsf_reason)i)) == 0) {
+                        *out = (enum wsf_reason)i;
+                        return 0;
+                }
+        return fail(e, "unknown reason \"%s\"", s);
+}
+
+static int parse_compact(json_object *a, struct decision *d, const struct perr *e)
+{
+        size_t n = json_object_array_length(a);
+        if (n > POLICY_NODE_CAP)
+                return fail(e, "\"compact\" has more than %d entries", POLICY_NODE_CAP);
+        for (size_t i = 0; i < n; i++) {
+                json_object *o = json_object_array_get_idx(a, i);
+                struct compact_order *c = &d->compact[i];
+                int64_t node, order;
+                int r;
+                if (!json_object_is_type(o, json_type_object))
+                        return fail(e, "a compaction is not an object");
+                if ((r = get_int(o, "node", 0, TRACE_MAX_NODE, &node, e)) < 0 ||
+                    (r = get_int(o, "order", 0, ORDER_CAP - 1, &order, e)) < 0 ||
+                    (r = get_num(o, "secs_to_exhaust", 0, 1e12, true, &c->secs_to_exhaust, e)) < 0 ||
+                    (r = get_num(o, "free_at_order", 0, 1e18, false, &c->free_at_order, e)) < 0 ||
+                    (r = get_num(o, "extfrag", 0, 1, false, &c->extfrag, e)) < 0)
+                        return r;
+                c->node = (int)node;
+                c->order = (unsigned)order;
+        }
+        d->nr_compact = n;
+        return 0;
+}
+
+static int parse_backoff(json_object *a, struct decision *d, const struct perr *e)
+{
+        size_t n = json_object_array_length(a);
+        if (n > POLICY_NODE_CAP)
+                return fail(e, "\"backoff\" has more than %d entries", POLICY_NODE_CAP);
+        for (size_t i = 0; i < n; i++) {
+                json_object *o = json_object_array_get_idx(a, i);
+                struct compact_backoff *b = &d->backoff[i];
+                int64_t node, order, shift;
+                int r;
+                if (!json_object_is_type(o, json_type_object))
+                        return fail(e, "a back-off is not an object");
+                if ((r = get_int(o, "node", 0, TRACE_MAX_NODE, &node, e)) < 0 ||
+                    (r = get_int(o, "order", 0, ORDER_CAP - 1, &order, e)) < 0 ||
+                    (r = get_int(o, "defer_shift", 0, POLICY_MAX_DEFER_SHIFT, &shift, e)) < 0 ||
+                    (r = get_num(o, "before", 0, 1e18, false, &b->before, e)) < 0 ||
+                    (r = get_num(o, "after", 0, 1e18, false, &b->after, e)) < 0 ||
+                    (r = get_num(o, "retry_in", 0, 1e12, false, &b->retry_in, e)) < 0)
+                        return r;
+                b->node = (int)node;
+                b->order = (unsigned)order;
+                b->defer_shift = (unsigned)shift;
+        }
+        d->nr_backoff = n;
+        return 0;
+}
+
+static int parse_decision(json_object *o, struct trace_decision *td, const struct perr *e)
+{
+        struct decision *d = &td->d;
+        json_object *acting, *compact, *backoff;
+        int64_t wsf_old, wsf_new, ceiling, node, stalls;
+        int r;
+        *td = (struct trace_decision){ 0 };
+        if ((r = get_num(o, "t", 0, 1e12, false, &td->time, e)) < 0 ||
+            (r = parse_reason(o, &d->reason, e)) < 0 ||
+            (r = get_int(o, "wsf_old", 0, TRACE_MAX_WSF, &wsf_old, e)) < 0 ||
+            (r = get_int(o, "wsf_new", 0, TRACE_MAX_WSF, &wsf_new, e)) < 0 ||
+            (r = get_int(o, "ceiling", 0, TRACE_MAX_WSF, &ceiling, e)) < 0 ||
+            (r = get_int(o, "node", -1, TRACE_MAX_NODE, &node, e)) < 0 ||
+            (r = get_str(o, "zone", d->zone, sizeof(d->zone), true, e)) < 0 ||
+            (r = get_int(o, "stalls", 0, INT64_MAX, &stalls, e)) < 0 ||
+            (r = get_object(o, "acting", json_type_boolean, &acting, e)) < 0 ||
+            (r = get_object(o, "compact", json_type_array, &compact, e)) < 0 ||
+            (r = get_object(o, "backoff", json_type_array, &backoff, e)) < 0)
+                return r;
+        for (size_t i = 0; i < ARRAY_SIZE(decision_numbers); i++) {
+                double v;
+                if ((r = get_num(o, decision_numbers[i].name, -1e18, 1e18, true, &v, e)) < 0)
+                        return r;
+                memcpy((char *)d + decision_numbers[i].offset, &v, sizeof(v));
+        }
+        td->acting = json_object_get_boolean(acting);
+        d->wsf_old = (long)wsf_old;
+        d->wsf_new = (long)wsf_new;
+        d->ceiling = (long)ceiling;
+        d->node = (int)node;
+        d->stalls = (uint64_t)stalls;
+        if ((r = parse_compact(compact, d, e)) < 0)
+                return r;
+        return parse_backoff(backoff, d, e);
+}
+
+static int parse_object(json_object *o, struct trace_record *rec, const struct perr *e)
+{
+        char type[16];
+        if (!json_object_is_type(o, json_type_object))
+                return fail(e, "not a JSON object");
+        int r = get_str(o, "type", type, sizeof(type), true, e);
+        if (r < 0)
+                return r;
+        if (strcmp(type, "header") == 0) {
+                rec->type = TRACE_HEADER;
+                return parse_header(o, &rec->header, e);
+        }
+        if (strcmp(type, "sample") == 0) {
+                rec->type = TRACE_SAMPLE;
+                return parse_sample(o, &rec->sample, e);
+        }
+        if (strcmp(type, "decision") == 0) {
+                rec->type = TRACE_DECISION;
+                return parse_decision(o, &rec->decision, e);
+        }
+        return fail(e, "unknown type \"%s\"", type);
+}
+
+int trace_parse_line(const char *line, size_t len, struct trace_record *rec, char *err, size_t errsz)
+{
+        const struct perr e = { err, errsz };
+        if (len > TRACE_LINE_MAX)
+                return fail(&e, "line longer than %u bytes", TRACE_LINE_MAX);
+        if (memchr(line, '\0', len))
+                return fail(&e, "NUL byte in the line");
+        struct json_tokener *tok = json_tokener_new_ex(TRACE_MAX_DEPTH);
+        if (!tok)
+                return fail(&e, "out of memory");
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+        json_object *o = json_tokener_parse_ex(tok, line, (int)len);
+        enum json_tokener_error je = json_tokener_get_error(tok);
+        size_t end = json_tokener_get_parse_end(tok);
+        json_tokener_free(tok);
+        int r;
+        if (!o && (je == json_tokener_continue || je == json_tokener_success))
+                r = fail(&e, "incomplete JSON object (cut short?)");
+        else if (!o)
+                r = fail(&e, "invalid JSON: %s", json_tokener_error_desc(je));
+        else if (end < len && strspn(line + end, " \t\r") < len - end)
+                r = fail(&e, "text after the JSON object");
+        else
+                r = parse_object(o, rec, &e);
+        json_object_put(o);
+        return r;
+}
+
+void trace_record_free(struct trace_record *rec)
+{
+        sample_free(&rec->sample);
+}

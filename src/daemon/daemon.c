@@ -1,0 +1,487 @@
+#include "daemon.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+
+#include "actuate.h"
+#include "fileio.h"
+#include "engine.h"
+#include "forecast.h"
+#include "policy.h"
+#include "publish.h"
+#include "recorder.h"
+#include "report.h"
+#include "sample-read.h"
+#include "state.h"
+#include "thp.h"
+#include "util.h"
+#include "window.h"
+
+struct daemon {
+        const struct daemon_options *opt;
+        struct config cfg;
+        struct logger *log;
+        struct sample_reader *reader;
+        struct sample sample;
+        struct engine engine;   /* window, forecast, policy state */
+        bool monitor_only;      /* the kernel refused our write: never write again */
+        bool ready;
+        bool state_warned;
+        bool baseline_known;    /* restore() may act */
+        int lock_fd;
+        long page_size, thp_pmd_size;   /* bytes, read once at start */
+        char status[256];       /* last STATUS= sent to the service manager */
+        unsigned read_failures;
+        unsigned long samples;  /* taken since start, for the debug log */
+        sd_event_source *timer;
+        struct recorder *rec;   /* record = FILE, NULL when not recording */
+        struct publisher publisher;
+};
+
+static double now_mono(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static bool acting(const struct daemon *d)
+{
+        return !d->cfg.dry_run && !d->monitor_only;
+}
+
+static void enter_monitor_only(struct daemon *d, int err)
+{
+        char msg[256];
+        struct log_field f = { .name = "ERRNO" };
+        snprintf(f.value, sizeof(f.value), "%d", -err);
+        snprintf(msg, sizeof(msg),
+                 "cannot write vm.watermark_scale_factor (%s): monitor-only, logging what would be done",
+                 strerror(-err));
+        d->monitor_only = true;
+        log_event(d->log, LOG_WARNING, MSGID_MONITOR_ONLY, msg, &f, 1);
+}
+
+static void save_state(struct daemon *d)
+{
+        int r = engine_kernel_seen(&d->engine) == engine_baseline(&d->engine) ?
+                state_remove(d->opt->state_dir) :
+                state_save(d->opt->state_dir, engine_baseline(&d->engine), engine_kernel_seen(&d->engine));
+        if (r < 0 && !d->state_warned) {
+                d->state_warned = true;
+                log_msg(d->log, LOG_WARNING, "cannot keep the state file in %s: %s",
+                        d->opt->state_dir, strerror(-r));
+        }
+}
+
+/* Write the decided value; bisect down when the kernel says it is above its
+ * maximum, and drop to monitor-only when we may not write at all. */
+static void apply_wsf(struct daemon *d, struct decision *dec)
+{
+        long v = dec->wsf_new;
+        int r;
+        while ((r = actuate_write_wsf(d->opt->root, v)) == -EINVAL) {
+                long next = engine_kernel_refused(&d->engine, dec->wsf_old, v);
+                log_msg(d->log, LOG_INFO, "kernel refused watermark_scale_factor %ld; its maximum is lower", v);
+                if (next == dec->wsf_old)
+                        break;
+                v = next;
+        }
+        dec->wsf_new = engine_wsf(&d->engine);
+        if (r == 0 || r == -EINVAL) {
+                save_state(d);
+                return;
+        }
+        engine_write_failed(&d->engine, dec, actuate_denied(r));
+        if (actuate_denied(r))
+                enter_monitor_only(d, r);
+        else
+                log_msg(d->log, LOG_ERR, "writing vm.watermark_scale_factor=%ld: %s", v, strerror(-r));
+}
+
+static void apply_compaction(struct daemon *d, const struct compact_order *c)
+{
+        bool all = false;
+        double t0 = now_mono();
+        int r = acting(d) ? actuate_compact_node(d->opt->root, c->node, &all) : 0;
+        report_compact(d->log, c, acting(d), all, now_mono() - t0, r);
+        if (actuate_denied(r) && !d->monitor_only)
+                enter_monitor_only(d, r);
+}
+
+/* STATUS= for `systemctl status`, sent only when its text changes. */
+static void notify_status(struct daemon *d, const struct decision *dec)
+{
+        char low[96] = "", rate[32], text[sizeof(d->status)];
+        format_rate(rate, sizeof(rate), d->engine.forecast.kswapd_rate);
+        double soonest = INFINITY;
+        const struct zone_forecast *zs = NULL;
+        for (size_t i = 0; i < d->engine.forecast.nr_zones; i++)
+                if (d->engine.forecast.zones[i].secs_to_low < soonest)
+                        soonest = d->engine.forecast.zones[i].secs_to_low, zs = &d->engine.forecast.zones[i];
+        if (zs)
+                snprintf(low, sizeof(low), "node%d %s crosses low in %.0f s", zs->node, zs->name, soonest);
+        snprintf(text, sizeof(text), "%swsf %ld (baseline %ld): %s; kswapd %s",
+                 acting(d) ? "" : d->monitor_only ? "monitor-only, " : "dry run, ",
+                 dec->wsf_new, engine_baseline(&d->engine), zs ? low : "no watermark crossing forecast", rate);
+        if (strcmp(text, d->status) == 0)
+                return;
+        memcpy(d->status, text, sizeof(text));
+        sd_notifyf(false, "STATUS=%s", text);
+}
+
+static void act(struct daemon *d, struct decision *dec)
+{
+        if (dec->reason == WSF_ADOPT && acting(d))
+                save_state(d);
+        else if (dec->reason != WSF_KEEP && acting(d))
+                apply_wsf(d, dec);
+        report_wsf(d->log, dec, acting(d));
+        for (size_t i = 0; i < dec->nr_backoff; i++)
+                report_backoff(d->log, &dec->backoff[i]);
+        for (size_t i = 0; i < dec->nr_compact; i++)
+                apply_compaction(d, &dec->compact[i]);
+        notify_status(d, dec);
+}
+
+/* record = FILE: a trace of the samples and decisions, for replay. */
+static int record_start(struct daemon *d)
+{
+        char err[ERR_MSG_MAX];
+        if (!d->cfg.record[0])
+                return 0;
+        int r = recorder_open(&d->rec, d->cfg.record, d->opt->root, "daemon", d->cfg.interval,
+                              d->cfg.record_max_size, err, sizeof(err));
+        if (r < 0)
+                log_msg(d->log, LOG_ERR, "record: %s", err);
+        else
+                log_msg(d->log, LOG_INFO, "recording a trace to %s", d->cfg.record);
+        return r;
+}
+
+/* A failed write stops the recording, not the daemon. */
+static void record_check(struct daemon *d, int r, const char *why)
+{
+        if (r == 1)
+                log_msg(d->log, LOG_INFO, "trace %s %s; the part before is in %s.1", recorder_path(d->rec), why,
+                        recorder_path(d->rec));
+        if (r >= 0)
+                return;
+        log_msg(d->log, LOG_ERR, "stopped recording to %s: %s", recorder_path(d->rec), strerror(-r));
+        recorder_close(d->rec);
+        d->rec = NULL;
+}
+
+/* live.json and the metrics file; dec is NULL until there is a forecast. */
+static void publish(struct daemon *d, bool sampled, const struct decision *dec)
+{
+        struct publish_input in = {
+                .cfg = &d->cfg, .state_dir = d->opt->state_dir, .log = d->log,
+                .mode = d->cfg.dry_run ? MODE_DRY_RUN : d->monitor_only ? MODE_MONITOR_ONLY : MODE_ACTING,
+                .sample = sampled ? &d->sample : NULL, .forecast = dec ? &d->engine.forecast : NULL,
+                .decision = dec, .policy = &d->engine.policy,
+        };
+        publish_cycle(&d->publisher, &in);
+}
+
+static void sample_failed(struct daemon *d, int r)
+{
+        char why[200];
+        snprintf(why, sizeof(why), "%s: %s", sample_reader_failed(d->reader),
+                 r == -EBADMSG ? "not in the format the kernel writes" : strerror(-r));
+        /* Rate-limited: a warning for the first failure; after 10 s an
+         * error that says plainly nothing is being decided, repeated once
+         * a minute while it lasts. */
+        unsigned first = (unsigned)(10.0 / d->cfg.interval) + 1;
+        unsigned every = (unsigned)(60.0 / d->cfg.interval);
+        unsigned n = ++d->read_failures;
+        if (n == 1) {
+                log_msg(d->log, LOG_WARNING, "skipping a sample: reading %s", why);
+        } else if (n >= first && (n - first) % every == 0) {
+                log_msg(d->log, LOG_ERR,
+                        "no sample for %.0f s (%u failures in a row; last: %s): nothing is decided and vm.watermark_scale_factor stays %ld until sampling works again",
+                        (double)(n - 1) * d->cfg.interval, n, why, engine_wsf(&d->engine));
+                sd_notifyf(false, "STATUS=sampling fails: %s; wsf held at %ld", why, engine_wsf(&d->engine));
+                d->status[0] = '\0';   /* the next good sample sends its status again */
+        }
+        publish(d, false, NULL);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct daemon *d = userdata;
+        (void)usec;
+        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * 1e6));
+        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        int r = sample_read(d->reader, &d->sample);
+        if (r < 0) {
+                sample_failed(d, r);
+                return 0;
+        }
+        if (d->read_failures) {
+                /* A gap longer than the window spans leaves only stale
+                 * samples in it: start afresh rather than fit across it. */
+                bool stale = d->read_failures >= d->engine.window.capacity;
+                if (stale)
+                        engine_restart(&d->engine);
+                log_msg(d->log, LOG_INFO, "sampling works again after %u failures%s", d->read_failures,
+                        stale ? "; window restarted" : "");
+                d->read_failures = 0;
+        }
+        if (d->rec)
+                record_check(d, recorder_sample(d->rec, &d->sample), "reached record_max_size");
+        log_msg(d->log, LOG_DEBUG, "sample %lu: vm.watermark_scale_factor %ld, %zu zones, window %zu",
+                ++d->samples, d->sample.wsf, d->sample.nr_zones, d->engine.window.len);
+        struct engine_params p;
+        config_engine_params(&p, &d->cfg, acting(d), d->page_size, d->thp_pmd_size);
+        struct decision dec;
+        bool restarted;
+        r = engine_step(&d->engine, &p, &d->sample, &dec, &restarted);
+        if (r < 0) {
+                log_msg(d->log, LOG_ERR, "keeping the sample: %s", strerror(-r));
+                return 0;
+        }
+        if (restarted)
+                log_msg(d->log, LOG_NOTICE, "zone layout changed (memory hotplug?); window restarted");
+        if (!d->ready) {
+                d->ready = true;
+                sd_notify(false, "READY=1");
+        }
+        if (r == 1)
+                act(d, &dec);
+        if (r == 1 && d->rec)
+                record_check(d, recorder_decision(d->rec, d->sample.time, &dec, acting(d)), "");
+        publish(d, true, r == 1 ? &dec : NULL);
+        return 0;
+}
+
+void daemon_apply_overrides(const struct daemon_options *opt, struct config *c)
+{
+        if (opt->force_dry_run)
+                c->dry_run = true;
+        if (opt->force_debug)
+                c->log_level = LOG_DEBUG;
+        if (opt->interval_override > 0)
+                c->interval = opt->interval_override;
+        if (opt->record_override)
+                snprintf(c->record, sizeof(c->record), "%s", opt->record_override);
+}
+
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        struct daemon *d = userdata;
+        (void)s, (void)si;
+        char err[ERR_MSG_MAX];
+        struct config c;
+        config_defaults(&c);
+        sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(now_mono() * 1e6));
+        int r = config_load(&c, d->opt->config_path, d->opt->config_must_exist, err, sizeof(err));
+        if (r < 0) {
+                log_msg(d->log, LOG_ERR, "reload refused, old configuration stays: %s", err);
+        } else {
+                daemon_apply_overrides(d->opt, &c);
+                if (c.window != d->cfg.window && engine_resize(&d->engine, c.window) < 0)
+                        c.window = d->cfg.window;
+                bool was_acting = acting(d), record_changed = strcmp(c.record, d->cfg.record) != 0;
+                d->cfg = c;
+                if (!record_changed && d->rec)
+                        record_check(d, recorder_configure(d->rec, c.interval, c.record_max_size),
+                                     "restarted: the interval changed");
+                if (record_changed) {
+                        int e = recorder_close(d->rec);
+                        if (e < 0)
+                                log_msg(d->log, LOG_ERR, "the trace recorded so far may be incomplete: %s",
+                                        strerror(-e));
+                        d->rec = NULL;
+                        record_start(d);
+                }
+                d->log->level = c.log_level;
+                publish_news(&d->publisher);    /* the interval may have changed */
+                if (was_acting && !acting(d))
+                        log_msg(d->log, LOG_NOTICE, "dry run from now on; the scale factor stays %ld",
+                                engine_wsf(&d->engine));
+                log_event(d->log, LOG_INFO, MSGID_RELOAD, "configuration reloaded", NULL, 0);
+        }
+        sd_notify(false, "READY=1");
+        return 0;
+}
+
+static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+        (void)userdata;
+        log_msg(((struct daemon *)userdata)->log, LOG_INFO, "received %s, stopping", strsignal((int)si->ssi_signo));
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+/* Report kernel features we steer around but never change. */
+static void report_kernel(struct daemon *d, long boot_wsf)
+{
+        long pro = -1, defrag = -1;
+        read_long_at(d->opt->root, "/proc/sys/vm/compaction_proactiveness", &pro);
+        read_long_at(d->opt->root, "/proc/sys/vm/defrag_mode", &defrag);
+        char msg[300];
+        snprintf(msg, sizeof(msg),
+                 "started: vm.watermark_scale_factor %ld (baseline), max %ld; compaction_proactiveness %s%ld, defrag_mode %s%ld; interval %.3g s, window %u, horizon %.3g s%s",
+                 boot_wsf, d->cfg.max_wsf, pro < 0 ? "absent " : "", pro < 0 ? 0 : pro,
+                 defrag < 0 ? "absent " : "", defrag < 0 ? 0 : defrag, d->cfg.interval,
+                 d->cfg.window, d->cfg.horizon, d->cfg.dry_run ? "; dry run" : "");
+        struct log_field f[3] = { { .name = "WSF_BASELINE" }, { .name = "COMPACTION_PROACTIVENESS" },
+                                  { .name = "DEFRAG_MODE" } };
+        snprintf(f[0].value, sizeof(f[0].value), "%ld", boot_wsf);
+        snprintf(f[1].value, sizeof(f[1].value), "%ld", pro);
+        snprintf(f[2].value, sizeof(f[2].value), "%ld", defrag);
+        log_event(d->log, LOG_INFO, MSGID_START, msg, f, 3);
+        if (pro > 0 && d->cfg.compaction)
+                log_msg(d->log, LOG_INFO,
+                        "the kernel compacts proactively too (compaction_proactiveness %ld); memoptimizer leaves that setting alone",
+                        pro);
+}
+
+static void restore(struct daemon *d)
+{
+        if (d->cfg.dry_run)
+                return;         /* wrote nothing, restores nothing */
+        if (engine_kernel_seen(&d->engine) == engine_baseline(&d->engine)) {
+                state_remove(d->opt->state_dir);
+                return;
+        }
+        bool done = false;
+        int r = actuate_restore(d->opt->root, engine_baseline(&d->engine), engine_kernel_seen(&d->engine), &done);
+        char msg[200];
+        if (r < 0)
+                snprintf(msg, sizeof(msg), "could not restore vm.watermark_scale_factor %ld: %s",
+                         engine_baseline(&d->engine), strerror(-r));
+        else if (done)
+                snprintf(msg, sizeof(msg), "restored vm.watermark_scale_factor %ld -> %ld",
+                         engine_kernel_seen(&d->engine), engine_baseline(&d->engine));
+        else
+                snprintf(msg, sizeof(msg), "vm.watermark_scale_factor was changed by someone else; left as it is");
+        struct log_field f = { .name = "WSF_NEW" };
+        snprintf(f.value, sizeof(f.value), "%ld", engine_baseline(&d->engine));
+        log_event(d->log, r < 0 ? LOG_ERR : LOG_INFO, MSGID_RESTORE, msg, &f, 1);
+        if (r == 0)
+                state_remove(d->opt->state_dir);
+}
+
+/* A previous instance that died without restoring left its baseline in the
+ * state file: while its value is still in force, that baseline is ours. */
+static long baseline_from_state(struct daemon *d, long now)
+{
+        long baseline, written;
+        int r = state_load(d->opt->state_dir, &baseline, &written);
+        if (r == -ENOENT)
+                return now;
+        if (r < 0) {
+                log_msg(d->log, LOG_WARNING, "ignoring unreadable state file in %s: %s",
+                        d->opt->state_dir, strerror(-r));
+        } else if (written == now) {
+                log_msg(d->log, LOG_NOTICE,
+                        "a previous instance left vm.watermark_scale_factor at %ld; its baseline %ld will be restored",
+                        now, baseline);
+                return baseline;
+        } else {
+                log_msg(d->log, LOG_NOTICE,
+                        "state file says %ld was written, but %ld is in force: somebody else set it; that is the baseline",
+                        written, now);
+        }
+        if (!d->cfg.dry_run)
+                state_remove(d->opt->state_dir);
+        return now;
+}
+
+static int start(struct daemon *d, sd_event *e)
+{
+        long boot;
+        int r = read_long_at(d->opt->root, WSF_PATH, &boot);
+        if (r < 0) {
+                log_msg(d->log, LOG_ERR, "cannot read %s: %s", WSF_PATH, strerror(-r));
+                return r;
+        }
+        if ((r = sample_reader_new(&d->reader, d->opt->root)) < 0) {
+                log_msg(d->log, LOG_ERR, "cannot set up sampling: %s", strerror(-r));
+                return r;
+        }
+        if (!d->cfg.dry_run) {
+                d->lock_fd = state_lock(d->opt->state_dir);
+                if (d->lock_fd == -EWOULDBLOCK) {
+                        log_msg(d->log, LOG_ERR, "another memoptimizer is running (lock %s/lock is held); not starting a second",
+                                d->opt->state_dir);
+                        return -EBUSY;
+                }
+                if (d->lock_fd < 0)     /* not root: monitor-only follows */
+                        log_msg(d->log, LOG_DEBUG, "no instance lock in %s: %s", d->opt->state_dir, strerror(-d->lock_fd));
+        }
+        if ((r = engine_init(&d->engine, d->cfg.window, baseline_from_state(d, boot), boot)) < 0) {
+                log_msg(d->log, LOG_ERR, "cannot set up sampling: %s", strerror(-r));
+                return r;
+        }
+        d->page_size = sysconf(_SC_PAGESIZE);
+        d->thp_pmd_size = thp_pmd_size(d->opt->root);
+        d->baseline_known = true;
+        report_kernel(d, engine_baseline(&d->engine));
+        if ((r = record_start(d)) < 0)
+                return r;
+        if (!d->cfg.dry_run && (r = actuate_probe(d->opt->root, boot)) < 0) {
+                if (!actuate_denied(r)) {
+                        log_msg(d->log, LOG_ERR, "cannot write %s: %s", WSF_PATH, strerror(-r));
+                        return r;
+                }
+                enter_monitor_only(d, r);
+        }
+        sigset_t ss;
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigaddset(&ss, SIGHUP);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        if ((r = sd_event_add_signal(e, NULL, SIGTERM, on_stop, d)) < 0 ||
+            (r = sd_event_add_signal(e, NULL, SIGINT, on_stop, d)) < 0 ||
+            (r = sd_event_add_signal(e, NULL, SIGHUP, on_reload, d)) < 0 ||
+            (r = sd_event_add_time_relative(e, &d->timer, CLOCK_MONOTONIC, 0, 1000, on_tick, d)) < 0 ||
+            (r = sd_event_source_set_enabled(d->timer, SD_EVENT_ON)) < 0 ||
+            (r = sd_event_set_watchdog(e, true)) < 0) {
+                log_msg(d->log, LOG_ERR, "cannot set up the event loop: %s", strerror(-r));
+                return r;
+        }
+        return 0;
+}
+
+int daemon_run(const struct daemon_options *opt, const struct config *cfg, struct logger *log)
+{
+        struct daemon d = { .opt = opt, .cfg = *cfg, .log = log, .lock_fd = -1 };
+        publish_init(&d.publisher);
+        sd_event *e = NULL;
+        int r = sd_event_new(&e);
+        if (r >= 0)
+                r = start(&d, e);
+        if (r >= 0) {
+                r = sd_event_loop(e);
+                if (r < 0)
+                        log_msg(log, LOG_ERR, "event loop failed: %s", strerror(-r));
+        }
+        sd_notify(false, "STOPPING=1");
+        if (d.baseline_known)
+                restore(&d);
+        publish_stop(&d.publisher, opt->state_dir);
+        sd_event_source_unref(d.timer);
+        sd_event_unref(e);
+        engine_free(&d.engine);
+        int rc = recorder_close(d.rec);
+        if (rc < 0)
+                log_msg(log, LOG_ERR, "the trace may be incomplete: %s", strerror(-rc));
+        sample_free(&d.sample);
+        sample_reader_free(d.reader);
+        if (d.lock_fd >= 0)
+                close(d.lock_fd);
+        return r == -EBUSY ? 1 : r < 0 ? 2 : 0;
+}

@@ -1,0 +1,352 @@
+/* The two published formats: live.json (json-c) and the Prometheus text
+ * exposition format. Field and metric meanings: docs/status-json.md and
+ * memoptimizer(8), METRICS. */
+#include "publish-format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "build-config.h"
+#include "util.h"
+
+const char *publish_mode_str(enum publish_mode m)
+{
+        static const char *const s[] = {
+                [MODE_ACTING] = "acting", [MODE_DRY_RUN] = "dry-run",
+                [MODE_MONITOR_ONLY] = "monitor-only",
+        };
+        return s[m];
+}
+
+double publish_heartbeat(const struct config *cfg)
+{
+        return fmax(LIVE_HEARTBEAT, cfg->interval);
+}
+
+static void add(json_object *o, const char *key, json_object *v)
+{
+        json_object_object_add(o, key, v);
+}
+
+static json_object *live_wsf(const struct publish_input *in)
+{
+        json_object *o = json_object_new_object();
+        add(o, "kernel", in->sample ? json_object_new_int64(in->sample->wsf) : NULL);
+        add(o, "decided", json_object_new_int64(in->policy->current));
+        add(o, "baseline", json_object_new_int64(in->policy->baseline));
+        add(o, "ceiling", in->decision ? json_object_new_int64(in->decision->ceiling) : NULL);
+        return o;
+}
+
+static json_object *live_zone(const struct zone_forecast *z)
+{
+        json_object *o = json_object_new_object();
+        add(o, "node", json_object_new_int(z->node));
+        add(o, "zone", json_object_new_string(z->name));
+        add(o, "trend", json_object_new_boolean(z->trend));
+        add(o, "free_pages_per_second", json_number(z->free_fit.slope, 1));
+        add(o, "seconds_to_low", json_number(z->secs_to_low, 3));
+        add(o, "seconds_to_min", json_number(z->secs_to_min, 3));
+        return o;
+}
+
+static json_object *live_node(const struct forecast *f, const struct node_forecast *n)
+{
+        json_object *o = json_object_new_object(), *orders = json_object_new_array();
+        add(o, "node", json_object_new_int(n->node));
+        for (unsigned k = 1; k <= f->max_order; k++) {
+                json_object *e = json_object_new_object();
+                add(e, "order", json_object_new_int((int)k));
+                add(e, "seconds_to_exhaustion", json_number(n->secs_to_exhaust[k], 3));
+                add(e, "free_pages_in_blocks", json_number(n->free_at_order[k], 0));
+                add(e, "unusable_index", json_number(n->extfrag[k], 4));
+                json_object_array_add(orders, e);
+        }
+        add(o, "orders", orders);
+        return o;
+}
+
+static json_object *live_forecast(const struct forecast *f)
+{
+        if (!f)
+                return NULL;
+        json_object *o = json_object_new_object(), *zones = json_object_new_array(),
+                    *nodes = json_object_new_array();
+        for (size_t i = 0; i < f->nr_zones; i++)
+                json_object_array_add(zones, live_zone(&f->zones[i]));
+        for (size_t i = 0; i < f->nr_nodes; i++)
+                json_object_array_add(nodes, live_node(f, &f->nodes[i]));
+        add(o, "zones", zones);
+        add(o, "nodes", nodes);
+        add(o, "kswapd_pages_per_second", json_number(f->kswapd_rate, 1));
+        add(o, "direct_reclaim_pages_per_second", json_number(f->direct_rate, 1));
+        add(o, "stalls_last_interval", json_object_new_int64((int64_t)(f->allocstalls + f->compact_stalls)));
+        return o;
+}
+
+static json_object *live_recent(const struct publisher *p)
+{
+        json_object *a = json_object_new_array();
+        for (size_t i = 0; i < p->nr_recent; i++) {
+                const struct publish_event *e = &p->recent[i];
+                json_object *o = json_object_new_object();
+                add(o, "time", json_number(e->time, 3));
+                add(o, "kind", json_object_new_string(e->kind));
+                add(o, "wsf_old", json_object_new_int64(e->wsf_old));
+                add(o, "wsf_new", json_object_new_int64(e->wsf_new));
+                add(o, "node", e->node >= 0 ? json_object_new_int(e->node) : NULL);
+                add(o, "zone", e->zone[0] ? json_object_new_string(e->zone) : NULL);
+                add(o, "order", e->order >= 0 ? json_object_new_int(e->order) : NULL);
+                add(o, "reason", json_object_new_string(e->reason));
+                json_object_array_add(a, o);
+        }
+        return a;
+}
+
+static json_object *live_counters(const struct publish_counters *n, double cpu)
+{
+        json_object *o = json_object_new_object(), *dec = json_object_new_object();
+        for (int r = WSF_KEEP + 1; r < PUBLISH_WSF_KINDS; r++)
+                add(dec, wsf_reason_str((enum wsf_reason)r), json_object_new_int64((int64_t)n->decisions[r]));
+        add(o, "decisions", dec);
+        add(o, "compactions", json_object_new_int64((int64_t)n->compactions));
+        add(o, "compaction_backoffs", json_object_new_int64((int64_t)n->backoffs));
+        add(o, "samples", json_object_new_int64((int64_t)n->samples));
+        add(o, "sample_errors", json_object_new_int64((int64_t)n->sample_errors));
+        add(o, "cpu_seconds", json_number(cpu, 3));
+        return o;
+}
+
+char *publish_live_json(const struct publisher *p, const struct publish_input *in,
+                        double now_real, double cpu_seconds)
+{
+        json_object *o = json_object_new_object();
+        if (!o)
+                return NULL;
+        add(o, "schema_version", json_object_new_int(LIVE_SCHEMA_VERSION));
+        add(o, "version", json_object_new_string(PACKAGE_VERSION));
+        add(o, "pid", json_object_new_int((int)getpid()));
+        add(o, "mode", json_object_new_string(publish_mode_str(in->mode)));
+        add(o, "started", json_number(p->started, 3));
+        add(o, "updated", json_number(now_real, 3));
+        add(o, "interval_seconds", json_number(in->cfg->interval, 3));
+        add(o, "heartbeat_seconds", json_number(publish_heartbeat(in->cfg), 3));
+        add(o, "watermark_scale_factor", live_wsf(in));
+        add(o, "forecast", live_forecast(in->forecast));
+        add(o, "recent_decisions", live_recent(p));
+        add(o, "counters", live_counters(&p->n, cpu_seconds));
+        const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        char *copy = s ? strdup(s) : NULL;
+        json_object_put(o);
+        return copy;
+}
+
+/* ---- Prometheus text exposition format, version 0.0.4 ---- */
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+        fprintf(f, "# HELP memoptimizer_%s %s\n# TYPE memoptimizer_%s %s\n", name, help, name, type);
+}
+
+static void value(FILE *f, double v)
+{
+        if (isnan(v))
+                fputs(" NaN\n", f);
+        else if (isinf(v))
+                fputs(v > 0 ? " +Inf\n" : " -Inf\n", f);
+        else
+                fprintf(f, " %.15g\n", v);
+}
+
+/* Label values are kernel zone names and fixed words; escape anyway. */
+static void label(FILE *f, const char *name, const char *v, bool first)
+{
+        fprintf(f, "%s%s=\"", first ? "" : ",", name);
+        for (; *v; v++) {
+                if (*v == '\\' || *v == '"')
+                        fputc('\\', f);
+                if (*v == '\n')
+                        fputs("\\n", f);
+                else
+                        fputc(*v, f);
+        }
+        fputc('"', f);
+}
+
+static void zone_sample(FILE *f, const char *name, const struct zone *z, double v)
+{
+        fprintf(f, "memoptimizer_%s{node=\"%d\",", name, z->node);
+        label(f, "zone", z->name, true);
+        fputc('}', f);
+        value(f, v);
+}
+
+static void metrics_wsf(FILE *f, const struct publish_input *in)
+{
+        family(f, "watermark_scale_factor", "gauge", "vm.watermark_scale_factor in force in the kernel.");
+        fputs("memoptimizer_watermark_scale_factor", f);
+        value(f, (double)in->sample->wsf);
+        family(f, "watermark_scale_factor_decided", "gauge",
+               "Scale factor the daemon decided; differs from the kernel's only in dry-run and monitor-only mode.");
+        fputs("memoptimizer_watermark_scale_factor_decided", f);
+        value(f, (double)in->policy->current);
+        family(f, "watermark_scale_factor_baseline", "gauge",
+               "Scale factor found at start (or set by another process since), restored on exit.");
+        fputs("memoptimizer_watermark_scale_factor_baseline", f);
+        value(f, (double)in->policy->baseline);
+        if (!in->decision)
+                return;
+        family(f, "watermark_scale_factor_ceiling", "gauge",
+               "Highest scale factor allowed now: max_wsf, the kernel's limit and the OOM guard.");
+        fputs("memoptimizer_watermark_scale_factor_ceiling", f);
+        value(f, (double)in->decision->ceiling);
+}
+
+static void metrics_zones(FILE *f, const struct sample *s)
+{
+        double page = (double)sysconf(_SC_PAGESIZE);
+        family(f, "zone_managed_bytes", "gauge", "Memory managed by the zone's buddy allocator.");
+        for (size_t i = 0; i < s->nr_zones; i++)
+                zone_sample(f, "zone_managed_bytes", &s->zones[i], (double)s->zones[i].managed_pages * page);
+        family(f, "zone_free_bytes", "gauge", "Free memory in the zone (/proc/buddyinfo).");
+        for (size_t i = 0; i < s->nr_zones; i++)
+                zone_sample(f, "zone_free_bytes", &s->zones[i], (double)s->zones[i].free_pages * page);
+        family(f, "zone_watermark_bytes", "gauge", "The zone's min, low and high watermarks (/proc/zoneinfo).");
+        for (size_t i = 0; i < s->nr_zones; i++) {
+                const struct zone *z = &s->zones[i];
+                const uint64_t w[] = { z->wmark_min, z->wmark_low, z->wmark_high };
+                const char *const names[] = { "min", "low", "high" };
+                for (size_t j = 0; j < ARRAY_SIZE(w); j++) {
+                        fprintf(f, "memoptimizer_zone_watermark_bytes{node=\"%d\",", z->node);
+                        label(f, "zone", z->name, true);
+                        fprintf(f, ",watermark=\"%s\"}", names[j]);
+                        value(f, (double)w[j] * page);
+                }
+        }
+}
+
+static void metrics_orders(FILE *f, const struct sample *s)
+{
+        family(f, "zone_free_blocks", "gauge", "Free blocks of each order in the zone (/proc/buddyinfo).");
+        for (size_t i = 0; i < s->nr_zones; i++)
+                for (unsigned k = 0; k < s->nr_orders; k++) {
+                        fprintf(f, "memoptimizer_zone_free_blocks{node=\"%d\",", s->zones[i].node);
+                        label(f, "zone", s->zones[i].name, true);
+                        fprintf(f, ",order=\"%u\"}", k);
+                        value(f, (double)s->zones[i].nr_free[k]);
+                }
+        family(f, "zone_unusable_free_ratio", "gauge",
+               "Unusable free space index: share of the zone's free memory not in blocks of at least this order.");
+        for (size_t i = 0; i < s->nr_zones; i++)
+                for (unsigned k = 1; k < s->nr_orders; k++) {
+                        fprintf(f, "memoptimizer_zone_unusable_free_ratio{node=\"%d\",", s->zones[i].node);
+                        label(f, "zone", s->zones[i].name, true);
+                        fprintf(f, ",order=\"%u\"}", k);
+                        value(f, zone_unusable_index(&s->zones[i], s->nr_orders, k));
+                }
+}
+
+static void metrics_forecast(FILE *f, const struct forecast *fc)
+{
+        if (!fc)
+                return;         /* no forecast yet: the series are absent */
+        static const char *const tail = " +Inf: not at the current trend; 0: already there.";
+        char help[200];
+        snprintf(help, sizeof(help), "Forecast seconds until the zone's free memory reaches its low watermark.%s", tail);
+        family(f, "forecast_low_watermark_seconds", "gauge", help);
+        snprintf(help, sizeof(help), "Forecast seconds until the zone's free memory reaches its min watermark.%s", tail);
+        family(f, "forecast_min_watermark_seconds", "gauge", help);
+        for (size_t i = 0; i < fc->nr_zones; i++) {
+                const struct zone_forecast *z = &fc->zones[i];
+                fprintf(f, "memoptimizer_forecast_low_watermark_seconds{node=\"%d\",", z->node);
+                label(f, "zone", z->name, true);
+                fputc('}', f);
+                value(f, z->secs_to_low);
+                fprintf(f, "memoptimizer_forecast_min_watermark_seconds{node=\"%d\",", z->node);
+                label(f, "zone", z->name, true);
+                fputc('}', f);
+                value(f, z->secs_to_min);
+        }
+        snprintf(help, sizeof(help), "Forecast seconds until the node has no free block of this order or higher.%s", tail);
+        family(f, "forecast_order_exhaustion_seconds", "gauge", help);
+        for (size_t i = 0; i < fc->nr_nodes; i++)
+                for (unsigned k = 1; k <= fc->max_order; k++) {
+                        fprintf(f, "memoptimizer_forecast_order_exhaustion_seconds{node=\"%d\",order=\"%u\"}",
+                                fc->nodes[i].node, k);
+                        value(f, fc->nodes[i].secs_to_exhaust[k]);
+                }
+}
+
+static void counter(FILE *f, const char *name, const char *help, double v)
+{
+        family(f, name, "counter", help);
+        fprintf(f, "memoptimizer_%s", name);
+        value(f, v);
+}
+
+static void metrics_counters(FILE *f, const struct publisher *p, const struct sample *s, double cpu)
+{
+        family(f, "decisions_total", "counter",
+               "Scale factor decisions by kind, carried out or (dry-run, monitor-only) not.");
+        for (int r = WSF_KEEP + 1; r < PUBLISH_WSF_KINDS; r++)
+                fprintf(f, "memoptimizer_decisions_total{kind=\"%s\"} %llu\n",
+                        wsf_reason_str((enum wsf_reason)r), (unsigned long long)p->n.decisions[r]);
+        counter(f, "compactions_total", "Compactions decided (triggered only when acting).",
+                (double)p->n.compactions);
+        counter(f, "compaction_backoffs_total", "Compactions that made no new blocks, so the node's next one was deferred.",
+                (double)p->n.backoffs);
+        counter(f, "samples_total", "Samples of the kernel's memory state taken.", (double)p->n.samples);
+        counter(f, "sample_errors_total", "Samples skipped because reading /proc failed.", (double)p->n.sample_errors);
+        counter(f, "kernel_allocstalls_total", "Allocation stalls since boot (sum of allocstall_* in /proc/vmstat).",
+                (double)s->vm.allocstall);
+        counter(f, "kernel_compact_stalls_total", "Compaction stalls since boot (compact_stall in /proc/vmstat).",
+                (double)s->vm.compact_stall);
+        counter(f, "process_cpu_seconds_total", "User and system CPU time the daemon has used.", cpu);
+}
+
+static void metrics_process(FILE *f, const struct publisher *p, const struct publish_input *in, double now)
+{
+        family(f, "build_info", "gauge", "Always 1; the version in a label.");
+        fprintf(f, "memoptimizer_build_info{version=\"%s\"} 1\n", PACKAGE_VERSION);
+        family(f, "mode", "gauge", "1 for the mode the daemon is in: acting, dry-run or monitor-only.");
+        for (int m = MODE_ACTING; m <= MODE_MONITOR_ONLY; m++)
+                fprintf(f, "memoptimizer_mode{mode=\"%s\"} %d\n", publish_mode_str((enum publish_mode)m),
+                        m == (int)in->mode);
+        family(f, "process_start_time_seconds", "gauge", "Start time of the daemon since the Unix epoch.");
+        fputs("memoptimizer_process_start_time_seconds", f);
+        value(f, floor(p->started));
+        family(f, "last_sample_timestamp_seconds", "gauge", "Time of the sample this file reports, since the Unix epoch.");
+        fputs("memoptimizer_last_sample_timestamp_seconds", f);
+        value(f, floor(now * 1000) / 1000);
+        family(f, "interval_seconds", "gauge", "The sampling interval configured.");
+        fputs("memoptimizer_interval_seconds", f);
+        value(f, in->cfg->interval);
+}
+
+char *publish_metrics_text(const struct publisher *p, const struct publish_input *in,
+                           double now_real, double cpu_seconds)
+{
+        if (!in->sample)
+                return NULL;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        metrics_process(f, p, in, now_real);
+        metrics_wsf(f, in);
+        metrics_zones(f, in->sample);
+        metrics_orders(f, in->sample);
+        metrics_forecast(f, in->forecast);
+        metrics_counters(f, p, in->sample, cpu_seconds);
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}

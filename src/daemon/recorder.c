@@ -1,0 +1,170 @@
+/* Writing traces: the recorder of the daemon's record = FILE and of
+ * `memoptimizer record`. The lines are trace.c's. */
+#include "recorder.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build-config.h"
+#include "thp.h"
+#include "trace.h"
+#include "util.h"
+
+struct recorder {
+        FILE *f;
+        bool own;
+        char path[4096];
+        char *root;                     /* for the header of a new file */
+        char source[16];
+        double interval;
+        uint64_t max_size;              /* 0: no limit */
+};
+
+static void header_from_system(struct trace_header *h, const char *root, const char *source,
+                               double interval)
+{
+        struct utsname u;
+        *h = (struct trace_header){ .version = TRACE_VERSION, .interval = interval,
+                                    .page_size = sysconf(_SC_PAGESIZE),
+                                    .thp_pmd_size = thp_pmd_size(root) };
+        snprintf(h->source, sizeof(h->source), "%s", source);
+        snprintf(h->program, sizeof(h->program), "memoptimizer %s", PACKAGE_VERSION);
+        snprintf(h->kernel, sizeof(h->kernel), "%s", uname(&u) == 0 ? u.release : "unknown");
+        time_t now = time(NULL);
+        struct tm tm;
+        if (gmtime_r(&now, &tm))
+                strftime(h->started, sizeof(h->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* Write one line (taking it) and flush it, so that a trace cut by a signal
+ * or a crash ends with a complete line. 0 or a negative errno. */
+static int write_line(FILE *f, char *line)
+{
+        if (!line)
+                return -ENOMEM;
+        int r = 0;
+        if (fputs(line, f) < 0 || fputc('\n', f) < 0 || fflush(f) != 0)
+                r = errno ? -errno : -EIO;
+        free(line);
+        return r;
+}
+
+/* Create or truncate r->path (or take standard output) and write its header. */
+static int open_file(struct recorder *r)
+{
+        r->f = r->own ? fopen(r->path, "we") : stdout;
+        if (!r->f)
+                return -errno;
+        struct trace_header h;
+        header_from_system(&h, r->root, r->source, r->interval);
+        return write_line(r->f, trace_header_line(&h));
+}
+
+static void recorder_free(struct recorder *r)
+{
+        if (r->f && r->own)
+                fclose(r->f);
+        free(r->root);
+        free(r);
+}
+
+int recorder_open(struct recorder **out, const char *path, const char *root, const char *source,
+                  double interval, uint64_t max_size, char *err, size_t errsz)
+{
+        struct recorder *r = calloc(1, sizeof(*r));
+        if (!r)
+                return -ENOMEM;
+        bool is_stdout = strcmp(path, "-") == 0;
+        snprintf(r->path, sizeof(r->path), "%s", is_stdout ? "standard output" : path);
+        snprintf(r->source, sizeof(r->source), "%s", source);
+        r->interval = interval;
+        r->max_size = is_stdout ? 0 : max_size;
+        r->own = !is_stdout;
+        r->root = strdup(root ? root : "");
+        int e = r->root ? open_file(r) : -ENOMEM;
+        if (e < 0) {
+                snprintf(err, errsz, "cannot write %s: %s", r->path, strerror(-e));
+                recorder_free(r);
+                return e;
+        }
+        *out = r;
+        return 0;
+}
+
+/* FILE becomes FILE.1 (replacing an older one) and FILE starts afresh with
+ * its own header, so both are traces replay reads whole. */
+static int rotate(struct recorder *r)
+{
+        char old[sizeof(r->path) + 2];
+        snprintf(old, sizeof(old), "%s.1", r->path);
+        int e = fclose(r->f) == 0 ? 0 : -errno;
+        r->f = NULL;
+        if (e == 0 && rename(r->path, old) < 0)
+                e = -errno;
+        return e < 0 ? e : open_file(r);
+}
+
+int recorder_configure(struct recorder *r, double interval, uint64_t max_size)
+{
+        if (r->own)
+                r->max_size = max_size;
+        if (interval == r->interval)
+                return 0;
+        r->interval = interval;
+        if (!r->own)
+                return 0;
+        int e = rotate(r);
+        return e < 0 ? e : 1;
+}
+
+int recorder_sample(struct recorder *r, const struct sample *s)
+{
+        int rotated = 0;
+        if (r->max_size) {
+                long at = ftell(r->f);
+                if (at < 0)
+                        return -errno;
+                if ((uint64_t)at >= r->max_size) {
+                        int e = rotate(r);
+                        if (e < 0)
+                                return e;
+                        rotated = 1;
+                }
+        }
+        int e = write_line(r->f, trace_sample_line(s));
+        return e < 0 ? e : rotated;
+}
+
+int recorder_decision(struct recorder *r, double time, const struct decision *d, bool acting)
+{
+        if (!trace_decision_worth(d))
+                return 0;
+        struct trace_decision td = { .time = time, .acting = acting, .d = *d };
+        return write_line(r->f, trace_decision_line(&td));
+}
+
+int recorder_close(struct recorder *r)
+{
+        if (!r)
+                return 0;
+        int e = 0;
+        if (r->f) {             /* NULL after a failed rotation */
+                e = fflush(r->f) == 0 ? 0 : -errno;
+                if (r->own && fclose(r->f) != 0 && e == 0)
+                        e = -errno;
+                r->f = NULL;
+        }
+        recorder_free(r);
+        return e;
+}
+
+const char *recorder_path(const struct recorder *r)
+{
+        return r->path;
+}

@@ -1,0 +1,32 @@
+/* actuate.h — the only code that writes to the kernel.
+ *
+ * Owns writing vm.watermark_scale_factor and the compaction triggers, and
+ * putting the baseline back on exit (the state file that lets a later
+ * process do it is state.h's). Paths are below a root prefix ("" for
+ * the real system) so tests can run against a temporary tree. Every function
+ * returns 0 or a negative errno and logs nothing: the caller says what a
+ * failure means to the user. */
+#pragma once
+
+#include <stdbool.h>
+
+
+#define WSF_PATH "/proc/sys/vm/watermark_scale_factor"
+#define COMPACT_ALL_PATH "/proc/sys/vm/compact_memory"
+
+int actuate_write_wsf(const char *root, long wsf);
+
+/* Write the value already in force back, to learn whether we may write at
+ * all (EACCES, EPERM, EROFS mean monitor-only) without changing anything. */
+int actuate_probe(const char *root, long current);
+
+/* Compact one node; where the per-node file is absent, compact everything
+ * (*all is set then). Synchronous: returns when the kernel is done. */
+int actuate_compact_node(const char *root, int node, bool *all);
+
+/* Put `baseline` back unless somebody else changed the value since we last
+ * wrote `ours`: then theirs stays. *restored says whether it was written. */
+int actuate_restore(const char *root, long baseline, long ours, bool *restored);
+
+/* errno values that mean "this process may not write here". */
+bool actuate_denied(int err);

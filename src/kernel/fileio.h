@@ -1,0 +1,33 @@
+/* fileio.h — the kernel side's file primitives: reading a small /proc or
+ * /sys file whole, reading one integer from a sysctl-like file, writing a
+ * file atomically, and taking a lock file. Paths of kernel files are below a
+ * root prefix ("" for the real system) so tests can use fixture trees. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Join root and path into out (PATH_MAX). Returns 0 or -ENAMETOOLONG. */
+int path_join(char *out, size_t outsz, const char *root, const char *path);
+
+/* Read the file at root + path (root may be NULL or "" for "/") into a
+ * NUL-terminated buffer of *size bytes, growing *buf as needed.
+ * Returns the number of bytes read, or a negative errno. */
+ssize_t read_file_at(const char *root, const char *path, char **buf, size_t *size);
+
+/* Read a single integer from a sysctl-like file at root + path. */
+int read_long_at(const char *root, const char *path, long *out);
+
+/* Take an exclusive flock(2) on dir/name without waiting, creating dir
+ * (0755) and the file (`mode`) as needed. Returns the fd to keep open, or a
+ * negative errno: -EWOULDBLOCK when another process holds it. */
+int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode);
+
+/* Replace dir/name with `len` bytes of data, atomically for readers: written
+ * to a temporary file in the same directory (whose name does not end like
+ * `name`), given `mode`, then renamed over `name`. With `durable` the data
+ * is fsync()ed before the rename (a file a restart acts on); without, readers
+ * get the newest state and nothing more. Returns 0 or a negative errno. */
+int write_file_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode,
+                      bool durable);

@@ -1,0 +1,186 @@
+/* The I/O half of the sample module: reads the files and the libproc2
+ * counters, then hands text to the pure parsers in sample.c. */
+#include "sample-read.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libproc2/meminfo.h>
+#include <libproc2/vmstat.h>
+
+#include "fileio.h"
+#include "util.h"
+
+/* Refresh zoneinfo at least this often: managed_pages can grow (memory
+ * hotplug, lazily initialised struct pages) without any other sign. */
+#define ZONEINFO_EVERY 30
+
+struct sample_reader {
+        char *root;
+        char *buf;
+        size_t bufsz;
+        struct zoneinfo zi;
+        bool zi_valid;
+        unsigned since_zi;
+        long last_wsf;
+        size_t last_layout;     /* buddyinfo zone count when zoneinfo was read */
+        long page_kb;
+        struct vmstat_info *vm_info;
+        struct meminfo_info *mem_info;
+        const char *failed;     /* the file the last failed sample_read() could not use */
+};
+
+/* Order matters: indexes into the select() result below. */
+static enum vmstat_item vm_items[] = {
+        VMSTAT_PGSTEAL_KSWAPD, VMSTAT_PGSTEAL_DIRECT,
+        VMSTAT_PGSCAN_KSWAPD, VMSTAT_PGSCAN_DIRECT,
+        VMSTAT_ALLOCSTALL_DMA, VMSTAT_ALLOCSTALL_DMA32, VMSTAT_ALLOCSTALL_NORMAL,
+        VMSTAT_ALLOCSTALL_MOVABLE, VMSTAT_ALLOCSTALL_HIGH,
+        VMSTAT_COMPACT_STALL, VMSTAT_COMPACT_SUCCESS, VMSTAT_COMPACT_FAIL,
+        VMSTAT_PGALLOC_DMA, VMSTAT_PGALLOC_DMA32, VMSTAT_PGALLOC_NORMAL,
+        VMSTAT_PGALLOC_MOVABLE, VMSTAT_PGALLOC_HIGH,
+        VMSTAT_KSWAPD_LOW_WMARK_HIT_QUICKLY, VMSTAT_NR_FREE_PAGES, VMSTAT_OOM_KILL,
+};
+
+static enum meminfo_item mem_items[] = {
+        MEMINFO_MEM_TOTAL, MEMINFO_MEM_FREE, MEMINFO_MEM_AVAILABLE,
+        MEMINFO_MEM_ACTIVE_FILE, MEMINFO_MEM_INACTIVE_FILE,
+        MEMINFO_MEM_HUGE_TOTAL, MEMINFO_MEM_HUGE_FREE, MEMINFO_MEM_HUGE_ANON,
+};
+
+int sample_reader_new(struct sample_reader **out, const char *root)
+{
+        struct sample_reader *r = calloc(1, sizeof(*r));
+        if (!r)
+                return -ENOMEM;
+        r->root = strdup(root ? root : "");
+        r->last_wsf = -1;
+        r->page_kb = sysconf(_SC_PAGESIZE) / 1024;
+        if (!r->root || r->page_kb <= 0) {
+                sample_reader_free(r);
+                return -ENOMEM;
+        }
+        /* libproc2 returns a negative errno on failure. */
+        int e = procps_vmstat_new(&r->vm_info);
+        if (e >= 0)
+                e = procps_meminfo_new(&r->mem_info);
+        if (e < 0) {
+                sample_reader_free(r);
+                return e;
+        }
+        *out = r;
+        return 0;
+}
+
+void sample_reader_free(struct sample_reader *r)
+{
+        if (!r)
+                return;
+        if (r->vm_info)
+                procps_vmstat_unref(&r->vm_info);
+        if (r->mem_info)
+                procps_meminfo_unref(&r->mem_info);
+        zoneinfo_free(&r->zi);
+        free(r->buf);
+        free(r->root);
+        free(r);
+}
+
+void sample_reader_invalidate(struct sample_reader *r)
+{
+        r->zi_valid = false;
+}
+
+/* procps_*_select() re-reads the file on every call; procps_*_get() would
+ * cache for a second and return stale counters at sub-second intervals. */
+static int read_counters(struct sample_reader *r, struct sample *s)
+{
+        struct vmstat_stack *vs = procps_vmstat_select(r->vm_info, vm_items, ARRAY_SIZE(vm_items));
+        if (!vs)
+                return -EIO;
+#define V(i) ((uint64_t)VMSTAT_VAL(i, ul_int, vs, r->vm_info))
+        s->vm = (struct vmstat){
+                .pgsteal_kswapd = V(0), .pgsteal_direct = V(1),
+                .pgscan_kswapd = V(2), .pgscan_direct = V(3),
+                .allocstall = V(4) + V(5) + V(6) + V(7) + V(8),
+                .compact_stall = V(9), .compact_success = V(10), .compact_fail = V(11),
+                .pgalloc = V(12) + V(13) + V(14) + V(15) + V(16),
+                .kswapd_low_wmark_hit_quickly = V(17), .nr_free_pages = V(18),
+                .oom_kill = V(19),
+        };
+#undef V
+        struct meminfo_stack *ms = procps_meminfo_select(r->mem_info, mem_items, ARRAY_SIZE(mem_items));
+        if (!ms)
+                return -EIO;
+#define M(i) ((uint64_t)MEMINFO_VAL(i, ul_int, ms, r->mem_info))
+        uint64_t pk = (uint64_t)r->page_kb;
+        s->mem = (struct meminfo){
+                .mem_total = M(0) / pk, .mem_free = M(1) / pk, .mem_available = M(2) / pk,
+                .active_file = M(3) / pk, .inactive_file = M(4) / pk,
+                .hugepages_total = M(5), .hugepages_free = M(6), .anon_huge = M(7) / pk,
+        };
+#undef M
+        return 0;
+}
+
+const char *sample_reader_failed(const struct sample_reader *r)
+{
+        return r->failed ? r->failed : "/proc";
+}
+
+static int refresh_zoneinfo(struct sample_reader *r)
+{
+        r->failed = "/proc/zoneinfo";
+        ssize_t n = read_file_at(r->root, "/proc/zoneinfo", &r->buf, &r->bufsz);
+        if (n < 0)
+                return (int)n;
+        struct zoneinfo zi;
+        int e = zoneinfo_parse(r->buf, &zi);
+        if (e < 0)
+                return e;
+        zoneinfo_free(&r->zi);
+        r->zi = zi;
+        r->zi_valid = true;
+        r->since_zi = 0;
+        return 0;
+}
+
+int sample_read(struct sample_reader *r, struct sample *out)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        out->time = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+
+        r->failed = "/proc/sys/vm/watermark_scale_factor";
+        int e = read_long_at(r->root, "/proc/sys/vm/watermark_scale_factor", &out->wsf);
+        if (e < 0)
+                return e;
+        r->failed = "/proc/buddyinfo";
+        ssize_t n = read_file_at(r->root, "/proc/buddyinfo", &r->buf, &r->bufsz);
+        if (n < 0)
+                return (int)n;
+        struct buddyinfo b;
+        if ((e = buddyinfo_parse(r->buf, &b)) < 0)
+                return e;
+
+        if (!r->zi_valid || out->wsf != r->last_wsf || b.nr_zones != r->last_layout ||
+            ++r->since_zi >= ZONEINFO_EVERY)
+                e = refresh_zoneinfo(r);
+        if (e >= 0) {
+                r->failed = "/proc/buddyinfo and /proc/zoneinfo (no zone in both)";
+                e = sample_assemble(out, &b, &r->zi);
+        }
+        if (e >= 0) {
+                r->last_wsf = out->wsf;
+                r->last_layout = b.nr_zones;
+                r->failed = "/proc/vmstat or /proc/meminfo (libproc2)";
+                e = read_counters(r, out);
+        }
+        if (e >= 0)
+                r->failed = NULL;
+        buddyinfo_free(&b);
+        return e;
+}

@@ -1,0 +1,21 @@
+/* sample-read.h — the I/O half of sampling: reads /proc/buddyinfo,
+ * /proc/zoneinfo (only when it may have changed), the scale factor, and the
+ * /proc/vmstat and /proc/meminfo counters through libproc2, and hands the
+ * text to the pure parsers of sample.h. Paths are read below a root prefix
+ * so tests can use fixture trees. */
+#pragma once
+
+#include "sample.h"
+
+struct sample_reader;
+
+int sample_reader_new(struct sample_reader **out, const char *root);
+void sample_reader_free(struct sample_reader *r);
+
+/* Read one sample. zoneinfo is re-read when the scale factor changed, when
+ * the buddyinfo layout changed, every ZONEINFO_EVERY samples, or when
+ * sample_reader_invalidate() was called. */
+int sample_read(struct sample_reader *r, struct sample *out);
+void sample_reader_invalidate(struct sample_reader *r);
+/* After sample_read() failed: the file it could not use, for the message. */
+const char *sample_reader_failed(const struct sample_reader *r);

@@ -1,0 +1,245 @@
+/* Writing the kernel (actuate.h) and the files that let a later process
+ * undo it (state.h), against a temporary tree. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "actuate.h"
+#include "fileio.h"
+#include "state.h"
+
+struct tree {
+        char root[64];
+};
+
+/* Run a shell command with $T set to the tree's root. */
+static void sh(const char *cmd, const char *root)
+{
+        assert_int_equal(setenv("T", root, 1), 0);
+        assert_int_equal(system(cmd), 0);
+}
+
+static int setup(void **state)
+{
+        struct tree *t = calloc(1, sizeof(*t));
+        strcpy(t->root, "/tmp/memoptimizer-actuate-XXXXXX");
+        assert_non_null(mkdtemp(t->root));
+        sh("mkdir -p $T/proc/sys/vm $T/sys/devices/system/node/node0 $T/state && "
+           "echo 10 > $T/proc/sys/vm/watermark_scale_factor", t->root);
+        sh("touch $T/sys/devices/system/node/node0/compact $T/proc/sys/vm/compact_memory", t->root);
+        *state = t;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        struct tree *t = *state;
+        sh("rm -rf $T", t->root);
+        free(t);
+        return 0;
+}
+
+static long wsf(const char *root)
+{
+        long v = -1;
+        assert_int_equal(read_long_at(root, WSF_PATH, &v), 0);
+        return v;
+}
+
+static void file_is(const char *root, const char *path, const char *want)
+{
+        char full[256], buf[64] = "";
+        snprintf(full, sizeof(full), "%s%s", root, path);
+        FILE *f = fopen(full, "re");
+        assert_non_null(f);
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        buf[n] = '\0';
+        fclose(f);
+        assert_string_equal(buf, want);
+}
+
+static void write_and_restore(void **state)
+{
+        struct tree *t = *state;
+        assert_int_equal(actuate_probe(t->root, 10), 0);
+        assert_int_equal(wsf(t->root), 10);
+        assert_int_equal(actuate_write_wsf(t->root, 240), 0);
+        file_is(t->root, WSF_PATH, "240\n");
+        bool restored;
+        assert_int_equal(actuate_restore(t->root, 10, 240, &restored), 0);
+        assert_true(restored);
+        assert_int_equal(wsf(t->root), 10);
+}
+
+/* Somebody else changed it after our last write: theirs stays. */
+static void restore_leaves_foreign_value(void **state)
+{
+        struct tree *t = *state;
+        assert_int_equal(actuate_write_wsf(t->root, 77), 0);
+        bool restored = true;
+        assert_int_equal(actuate_restore(t->root, 10, 240, &restored), 0);
+        assert_false(restored);
+        assert_int_equal(wsf(t->root), 77);
+}
+
+static void missing_sysctl_is_an_error(void **state)
+{
+        struct tree *t = *state;
+        sh("rm $T/proc/sys/vm/watermark_scale_factor", t->root);
+        assert_int_equal(actuate_write_wsf(t->root, 20), -ENOENT);   /* never created */
+        bool restored;
+        assert_int_equal(actuate_restore(t->root, 10, 20, &restored), -ENOENT);
+        assert_true(actuate_denied(-EACCES) && actuate_denied(-EPERM) && actuate_denied(-EROFS));
+        assert_false(actuate_denied(-EINVAL));
+}
+
+static void compact_per_node_then_all(void **state)
+{
+        struct tree *t = *state;
+        bool all = true;
+        assert_int_equal(actuate_compact_node(t->root, 0, &all), 0);
+        assert_false(all);
+        file_is(t->root, "/sys/devices/system/node/node0/compact", "1\n");
+        file_is(t->root, COMPACT_ALL_PATH, "");
+        assert_int_equal(actuate_compact_node(t->root, 3, &all), 0);   /* no node3 file */
+        assert_true(all);
+        file_is(t->root, COMPACT_ALL_PATH, "1\n");
+}
+
+static void state_file_round_trip(void **state)
+{
+        struct tree *t = *state;
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        long b = 0, w = 0;
+        assert_int_equal(state_load(dir, &b, &w), -ENOENT);
+        assert_int_equal(state_save(dir, 10, 240), 0);
+        assert_int_equal(state_load(dir, &b, &w), 0);
+        assert_int_equal(b, 10);
+        assert_int_equal(w, 240);
+        sh("echo garbage > $T/state/memoptimizer/state", t->root);
+        assert_int_equal(state_load(dir, &b, &w), -EBADMSG);
+        assert_int_equal(state_remove(dir), 0);
+        assert_int_equal(state_remove(dir), 0);
+        assert_int_equal(state_load(dir, &b, &w), -ENOENT);
+}
+
+/* memoptimizer restore: the recorded baseline comes back while the recorded
+ * value is in force; a foreign value stays; a corrupt file is removed. */
+static void restore_from_state(void **state)
+{
+        struct tree *t = *state;
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        long b = -1;
+        bool done = true;
+        assert_int_equal(state_restore(t->root, dir, &b, &done), -ENOENT);
+
+        assert_int_equal(actuate_write_wsf(t->root, 240), 0);
+        assert_int_equal(state_save(dir, 10, 240), 0);
+        assert_int_equal(state_restore(t->root, dir, &b, &done), 0);
+        assert_true(done);
+        assert_int_equal(b, 10);
+        assert_int_equal(wsf(t->root), 10);
+        assert_int_equal(state_load(dir, &b, &b), -ENOENT);     /* removed */
+
+        assert_int_equal(actuate_write_wsf(t->root, 77), 0);            /* an administrator */
+        assert_int_equal(state_save(dir, 10, 240), 0);
+        assert_int_equal(state_restore(t->root, dir, &b, &done), 0);
+        assert_false(done);
+        assert_int_equal(wsf(t->root), 77);
+
+        sh("mkdir -p $T/state/memoptimizer && echo 'baseline=x' > $T/state/memoptimizer/state", t->root);
+        assert_int_equal(state_restore(t->root, dir, &b, &done), -EBADMSG);
+        assert_int_equal(wsf(t->root), 77);
+        assert_int_equal(state_load(dir, &b, &b), -ENOENT);
+}
+
+static void single_instance_lock(void **state)
+{
+        struct tree *t = *state;
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        int a = state_lock(dir);
+        assert_true(a >= 0);
+        assert_int_equal(state_lock(dir), -EWOULDBLOCK);
+        close(a);
+        a = state_lock(dir);          /* released with the descriptor */
+        assert_true(a >= 0);
+        close(a);
+}
+
+static mode_t mode_of(const char *dir, const char *name)
+{
+        char p[256];
+        struct stat st;
+        snprintf(p, sizeof(p), "%s/%s", dir, name);
+        assert_int_equal(lstat(p, &st), 0);
+        return st.st_mode & 07777;
+}
+
+/* The state file is 0644 and the lock 0600 whatever the umask, and a state
+ * file that others could have written is not acted on. */
+static void tight_modes(void **state)
+{
+        struct tree *t = *state;
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        mode_t old = umask(0);
+        assert_int_equal(state_save(dir, 10, 240), 0);
+        sh("touch $T/state/memoptimizer/lock && chmod 666 $T/state/memoptimizer/lock", t->root);
+        int fd = state_lock(dir);
+        umask(old);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(mode_of(dir, "state"), 0644);
+        assert_int_equal(mode_of(dir, "lock"), 0600);
+
+        long b = 0, w = 0;
+        bool done = true;
+        assert_int_equal(actuate_write_wsf(t->root, 240), 0);
+        sh("chmod 666 $T/state/memoptimizer/state", t->root);
+        assert_int_equal(state_load(dir, &b, &w), -EPERM);
+        assert_int_equal(state_restore(t->root, dir, &b, &done), -EPERM);
+        assert_false(done);
+        assert_int_equal(wsf(t->root), 240);
+        sh("chmod 620 $T/state/memoptimizer/state", t->root);
+        assert_int_equal(state_load(dir, &b, &w), -EPERM);
+        sh("chmod 644 $T/state/memoptimizer/state", t->root);
+        assert_int_equal(state_load(dir, &b, &w), 0);
+        if (geteuid() == 0) {
+                /* root's file is read by any user (`status`)... */
+                sh("chmod 755 $T $T/state $T/state/memoptimizer", t->root);
+                assert_int_equal(seteuid(65534), 0);
+                int r = state_load(dir, &b, &w);
+                assert_int_equal(seteuid(0), 0);
+                assert_int_equal(r, 0);
+                /* ...but root does not act on another user's file. */
+                sh("chown nobody $T/state/memoptimizer/state", t->root);
+                assert_int_equal(state_load(dir, &b, &w), -EPERM);
+        }
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(write_and_restore, setup, teardown),
+                cmocka_unit_test_setup_teardown(restore_leaves_foreign_value, setup, teardown),
+                cmocka_unit_test_setup_teardown(missing_sysctl_is_an_error, setup, teardown),
+                cmocka_unit_test_setup_teardown(compact_per_node_then_all, setup, teardown),
+                cmocka_unit_test_setup_teardown(state_file_round_trip, setup, teardown),
+                cmocka_unit_test_setup_teardown(restore_from_state, setup, teardown),
+                cmocka_unit_test_setup_teardown(single_instance_lock, setup, teardown),
+                cmocka_unit_test_setup_teardown(tight_modes, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,46 @@
+#!/bin/bash
+# The layers call one way only, and the core does no I/O: from the static
+# libraries' own symbol tables, not from reading the code.
+#   core <- kernel <- daemon <- cmd
+# A library may not use a symbol that a higher layer defines, and the core
+# may not call any function that touches a file, a clock, the process or a
+# library other than json-c and libm. (Including a higher layer's header
+# already fails to build: each layer's include path holds only its own
+# folder and those below.)
+set -euo pipefail
+lib=$1          # the build's src/ folder
+layers=(core kernel daemon cmd)
+fail=0
+
+defined() { nm --defined-only --format=just-symbols "$lib/$1/libmemoptimizer-$1.a" 2>/dev/null | sort -u; }
+used() { nm -u --format=just-symbols "$lib/$1/libmemoptimizer-$1.a" 2>/dev/null | sort -u; }
+
+for i in "${!layers[@]}"; do
+        for j in "${!layers[@]}"; do
+                [ "$j" -gt "$i" ] || continue
+                up=$(comm -12 <(used "${layers[$i]}") <(defined "${layers[$j]}"))
+                if [ -n "$up" ]; then
+                        echo "FAIL: ${layers[$i]} calls into ${layers[$j]}:" $up
+                        fail=1
+                fi
+        done
+done
+
+# No I/O, clock, environment, process or service call in the core.
+io='^(open|open64|openat|openat64|creat|fopen|fopen64|fdopen|fmemopen|open_memstream|read|write|pread|pread64|pwrite|readv|writev|close|fclose|fgets|fputs|fputc|fprintf|vfprintf|dprintf|printf|puts|putchar|fwrite|fread|fflush|getc|fgetc|getline|getdelim|stat|stat64|fstat|fstat64|lstat|lstat64|statx|mkdir|rmdir|unlink|rename|access|faccessat|flock|fsync|mmap|clock_gettime|time|gettimeofday|getrusage|times|sleep|usleep|nanosleep|sysconf|getenv|secure_getenv|setenv|uname|getpid|getuid|geteuid|kill|signal|sigaction|sigprocmask|syscall|ioctl|prctl|stdout|stderr|stdin|sd_.*|procps_.*|ini_.*|cap_.*|json_object_from_fd.*|json_object_from_file|json_object_to_fd|json_object_to_file.*)$'
+bad=$(used core | grep -E "$io" || true)
+if [ -n "$bad" ]; then
+        echo "FAIL: the core does I/O or reads the clock:" $bad
+        fail=1
+fi
+# The kernel side neither logs to journald nor parses the configuration.
+bad=$(used kernel | grep -E '^(sd_.*|ini_.*)$' || true)
+if [ -n "$bad" ]; then
+        echo "FAIL: the kernel side uses the daemon's libraries:" $bad
+        fail=1
+fi
+for l in "${layers[@]}"; do
+        [ -n "$(defined "$l")" ] || { echo "FAIL: no symbols in $lib/$l/libmemoptimizer-$l.a"; fail=1; }
+done
+[ "$fail" -eq 0 ] && echo "PASS: core <- kernel <- daemon <- cmd, one way; the core does no I/O"
+exit "$fail"
