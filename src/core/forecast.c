@@ -20,6 +20,12 @@ static double series_zone_free(const struct sample *s, const void *arg)
         return (double)s->zones[*(const size_t *)arg].free_pages;
 }
 
+static double series_zone_used(const struct sample *s, const void *arg)
+{
+        const struct zone *z = &s->zones[*(const size_t *)arg];
+        return (double)z->managed_pages - (double)z->free_pages;
+}
+
 static double series_node_order(const struct sample *s, const void *arg)
 {
         const struct node_order_ref *r = arg;
@@ -35,30 +41,45 @@ static bool trusted(const struct fit *f, const struct forecast_params *p)
         return f->n >= p->min_points && f->n >= 3 && f->r2 >= p->min_r2;
 }
 
+/* A fitted slope made conservative: this many standard errors closer to
+ * zero, so that noise lining up for a few samples forecasts nothing. */
+#define SLOPE_SE_MARGIN 2.0
+
 /* Seconds until a falling series reaches `level`, at the slowest fall the
- * data support (slope plus two standard errors): noise that happens to
- * line up for a few samples then forecasts nothing. */
+ * data support. */
 static double secs_until(const struct fit *f, bool trend, double now, double level)
 {
         if (now <= level)
                 return 0;
-        double slope = f->slope + 2 * f->slope_se;
+        double slope = f->slope + SLOPE_SE_MARGIN * f->slope_se;
         if (!trend || slope >= 0)
                 return INFINITY;
         return (now - level) / -slope;
 }
 
-/* How long free pages have been falling: since the latest sample at the
- * window's highest. A drain that started before the window is "long". */
+/* Seconds until free pages reach `level` while the pages in use grow at
+ * the slowest rate the used fit supports. */
+static double secs_until_consumed(const struct fit *used, bool trend, double free_now, double level)
+{
+        if (free_now <= level)
+                return 0;
+        double rate = used->slope - SLOPE_SE_MARGIN * used->slope_se;
+        if (!trend || rate <= 0)
+                return INFINITY;
+        return (free_now - level) / rate;
+}
+
+/* How long pages in use have been growing: since the latest sample at the
+ * window's lowest. A drain that started before the window is "long". */
 static double drain_age(const struct window *w, size_t zone)
 {
-        size_t top = 0;
+        size_t bottom = 0;
         for (size_t i = 1; i < w->len; i++)
-                if (series_zone_free(window_at(w, i), &zone) >= series_zone_free(window_at(w, top), &zone))
-                        top = i;
-        if (top == 0)
+                if (series_zone_used(window_at(w, i), &zone) <= series_zone_used(window_at(w, bottom), &zone))
+                        bottom = i;
+        if (bottom == 0)
                 return INFINITY;
-        return window_newest(w)->time - window_at(w, top)->time;
+        return window_newest(w)->time - window_at(w, bottom)->time;
 }
 
 static void zone_forecast(const struct window *w, size_t i, const struct forecast_params *p,
@@ -71,10 +92,12 @@ static void zone_forecast(const struct window *w, size_t i, const struct forecas
                 .wmark_high = z->wmark_high, .free_pages = (double)z->free_pages,
         };
         memcpy(zf->name, z->name, sizeof(zf->name));
-        zf->trend = window_fit(w, series_zone_free, &i, &zf->free_fit) == 0 &&
-                    trusted(&zf->free_fit, p);
-        zf->secs_to_low = secs_until(&zf->free_fit, zf->trend, zf->free_pages, (double)z->wmark_low);
-        zf->secs_to_min = secs_until(&zf->free_fit, zf->trend, zf->free_pages, (double)z->wmark_min);
+        (void)window_fit(w, series_zone_free, &i, &zf->free_fit);    /* reported only */
+        zf->trend = window_fit(w, series_zone_used, &i, &zf->used_fit) == 0 &&
+                    trusted(&zf->used_fit, p);
+        zf->consumption_pages_per_sec = zf->trend ? zf->used_fit.slope : 0;
+        zf->secs_to_low = secs_until_consumed(&zf->used_fit, zf->trend, zf->free_pages, (double)z->wmark_low);
+        zf->secs_to_min = secs_until_consumed(&zf->used_fit, zf->trend, zf->free_pages, (double)z->wmark_min);
         zf->drain_age = drain_age(w, i);
         for (unsigned k = 0; k <= max_order; k++) {
                 struct zone_order_ref ref = { i, k };

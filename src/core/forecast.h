@@ -26,12 +26,20 @@ struct zone_forecast {
         char name[ZONE_NAME_MAX];
         uint64_t managed_pages, wmark_min, wmark_low, wmark_high;
         double free_pages;      /* newest sample */
-        struct fit free_fit;    /* free pages over time */
-        bool trend;             /* free_fit passes the R² gate */
+        struct fit free_fit;    /* free pages over time (reported) */
+        /* Pages in use, managed - free, over time: its slope is what the
+         * zone's users consume net of what is freed or reclaimed. Memory the
+         * kernel adds to the zone (lazily initialised at boot, hotplug, a
+         * balloon) raises free and managed alike and cannot hide it. */
+        struct fit used_fit;
+        bool trend;             /* used_fit passes the R² gate */
+        double consumption_pages_per_sec;       /* used_fit's slope when trend, else 0 */
+        /* When free pages reach low / min at the slowest consumption the
+         * data support, counting no memory the kernel may still add. */
         double secs_to_low, secs_to_min;
-        double drain_age;       /* seconds since free pages were last at their
-                                 * highest in the window; INFINITY when that was
-                                 * the oldest sample (falling for the whole window) */
+        double drain_age;       /* seconds since pages in use were last at their
+                                 * lowest in the window; INFINITY when that was
+                                 * the oldest sample (rising for the whole window) */
         double secs_to_exhaust[ORDER_CAP];      /* blocks of order >= k, k <= max_order */
 };
 

@@ -126,13 +126,13 @@ static long forecast_target(const struct policy_state *st, const struct policy_c
         for (size_t i = 0; i < f->nr_zones; i++) {
                 const struct zone_forecast *z = &f->zones[i];
                 double share = (double)z->managed_pages / (double)f->managed_pages;
-                if (share < STEER_MIN_SHARE || !z->trend || z->free_fit.slope >= 0 ||
+                if (share < STEER_MIN_SHARE || !z->trend || z->consumption_pages_per_sec <= 0 ||
                     z->secs_to_low >= cfg->horizon)
                         continue;
                 /* The fit sees consumption net of reclaim; add reclaim back
                  * to get what consumers take, then compare with the best
                  * reclaim rate kswapd has shown (its share for this zone). */
-                double drain = -z->free_fit.slope + share * (f->kswapd_rate + f->direct_rate);
+                double drain = z->consumption_pages_per_sec + share * (f->kswapd_rate + f->direct_rate);
                 double shortfall = drain - share * capacity;
                 if (shortfall <= 0)
                         continue;
@@ -165,7 +165,7 @@ static long stall_target(const struct policy_state *st, const struct policy_conf
 static bool any_zone_falling(const struct forecast *f)
 {
         for (size_t i = 0; i < f->nr_zones; i++)
-                if (f->zones[i].trend && f->zones[i].free_fit.slope < 0)
+                if (f->zones[i].consumption_pages_per_sec > 0)
                         return true;
         return false;
 }

@@ -143,11 +143,41 @@ static void drain_age(void **state)
         }
 }
 
+/* Memory the kernel adds to the zone while a program allocates (a freshly
+ * booted machine initialising its memory lazily, hotplug, a balloon):
+ * managed grows 1 GiB/s, free pages stay flat, and the consumption shows
+ * all the same; the crossing is forecast as if nothing more were added. */
+static void added_memory_hides_no_drain(void **state)
+{
+        (void)state;
+        struct window w;
+        assert_int_equal(window_init(&w, 8), 0);
+        for (int t = 0; t < 8; t++) {
+                struct synth_zone z = { .managed = 1100000 + 262144 * (uint64_t)t, .wmark_min = 16000,
+                                        .free_pages = 300000, .order = 9 };
+                struct sample s;
+                synth_sample(&s, t, 10, &z, 1, NULL, 0);
+                assert_true(window_push(&w, &s) >= 0);
+        }
+        struct forecast_params p = { .min_r2 = 0.6, .min_points = 8, .max_order = 9 };
+        struct forecast f = { 0 };
+        assert_int_equal(forecast_compute(&w, &p, &f), 0);
+        const struct zone_forecast *z = &f.zones[0];
+        assert_float_equal(z->free_fit.slope, 0, 1e-6);         /* free pages alone: nothing */
+        assert_true(z->trend);
+        assert_float_equal(z->consumption_pages_per_sec, 262144, 1e-6);
+        assert_float_equal(z->secs_to_low, (300000.0 - (double)z->wmark_low) / 262144, 1e-9);
+        assert_true(isinf(z->drain_age));       /* growing for the whole window */
+        window_free(&w);
+        forecast_free(&f);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(steady_fall_crossing_times),
                 cmocka_unit_test(drain_age),
+                cmocka_unit_test(added_memory_hides_no_drain),
                 cmocka_unit_test(two_points_are_no_trend),
                 cmocka_unit_test(rising_never_crosses),
                 cmocka_unit_test(below_low_is_now),

@@ -14,8 +14,7 @@
 #include "fileio.h"
 #include "util.h"
 
-/* Refresh zoneinfo at least this often: managed_pages can grow (memory
- * hotplug, lazily initialised struct pages) without any other sign. */
+/* Refresh zoneinfo at least this often, whatever else says it changed. */
 #define ZONEINFO_EVERY 30
 
 struct sample_reader {
@@ -27,6 +26,7 @@ struct sample_reader {
         unsigned since_zi;
         long last_wsf;
         size_t last_layout;     /* buddyinfo zone count when zoneinfo was read */
+        uint64_t last_mem_total;        /* MemTotal, pages, when zoneinfo was read */
         long page_kb;
         struct vmstat_info *vm_info;
         struct meminfo_info *mem_info;
@@ -158,6 +158,9 @@ int sample_read(struct sample_reader *r, struct sample *out)
         int e = read_long_at(r->root, "/proc/sys/vm/watermark_scale_factor", &out->wsf);
         if (e < 0)
                 return e;
+        r->failed = "/proc/vmstat or /proc/meminfo (libproc2)";
+        if ((e = read_counters(r, out)) < 0)
+                return e;
         r->failed = "/proc/buddyinfo";
         ssize_t n = read_file_at(r->root, "/proc/buddyinfo", &r->buf, &r->bufsz);
         if (n < 0)
@@ -166,8 +169,13 @@ int sample_read(struct sample_reader *r, struct sample *out)
         if ((e = buddyinfo_parse(r->buf, &b)) < 0)
                 return e;
 
+        /* The watermarks change with the scale factor; managed pages when
+         * the kernel adds or removes memory (lazily initialised at boot,
+         * hotplug, a balloon), which MemTotal, read every sample, shows:
+         * a stale managed count would hide consumption (used = managed -
+         * free). */
         if (!r->zi_valid || out->wsf != r->last_wsf || b.nr_zones != r->last_layout ||
-            ++r->since_zi >= ZONEINFO_EVERY)
+            out->mem.mem_total != r->last_mem_total || ++r->since_zi >= ZONEINFO_EVERY)
                 e = refresh_zoneinfo(r);
         if (e >= 0) {
                 r->failed = "/proc/buddyinfo and /proc/zoneinfo (no zone in both)";
@@ -176,11 +184,9 @@ int sample_read(struct sample_reader *r, struct sample *out)
         if (e >= 0) {
                 r->last_wsf = out->wsf;
                 r->last_layout = b.nr_zones;
-                r->failed = "/proc/vmstat or /proc/meminfo (libproc2)";
-                e = read_counters(r, out);
-        }
-        if (e >= 0)
+                r->last_mem_total = out->mem.mem_total;
                 r->failed = NULL;
+        }
         buddyinfo_free(&b);
         return e;
 }
