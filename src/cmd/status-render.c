@@ -9,6 +9,7 @@
 
 #include "publish-format.h"
 #include "report.h"
+#include "util.h"
 
 const char *daemon_state_str(enum daemon_state s)
 {
@@ -26,54 +27,64 @@ static unsigned first_frag_order(const struct status_report *r)
 
 /* ---- JSON ---- */
 
-static json_object *jnum(double v)
+/* Every json_put*() leaves -ENOMEM in *err when an allocation failed, and
+ * status_report_json() then returns NULL rather than a document with nulls
+ * where values belong (util.h). */
+
+/* A value taken from live.json (a reference, no allocation), or null. */
+static void put_ref(int *err, json_object *o, const char *key, json_object *v)
 {
-        return isfinite(v) ? json_object_new_double(v) : NULL;
+        if (v)
+                json_put(err, o, key, json_object_get(v));
+        else
+                json_put_null(err, o, key);
 }
 
-static json_object *jzone(const struct status_report *r, const struct zone *z)
+static json_object *jzone(int *err, const struct status_report *r, const struct zone *z)
 {
         json_object *o = json_object_new_object(), *w = json_object_new_object(),
                     *blocks = json_object_new_array(), *frag = json_object_new_array();
-        json_object_object_add(o, "node", json_object_new_int(z->node));
-        json_object_object_add(o, "zone", json_object_new_string(z->name));
-        json_object_object_add(o, "managed_pages", json_object_new_uint64(z->managed_pages));
-        json_object_object_add(o, "free_pages", json_object_new_uint64(z->free_pages));
-        json_object_object_add(w, "min", json_object_new_uint64(z->wmark_min));
-        json_object_object_add(w, "low", json_object_new_uint64(z->wmark_low));
-        json_object_object_add(w, "high", json_object_new_uint64(z->wmark_high));
-        json_object_object_add(o, "watermarks", w);
+        json_put(err, o, "node", json_object_new_int(z->node));
+        json_put(err, o, "zone", json_object_new_string(z->name));
+        json_put(err, o, "managed_pages", json_object_new_uint64(z->managed_pages));
+        json_put(err, o, "free_pages", json_object_new_uint64(z->free_pages));
+        json_put(err, w, "min", json_object_new_uint64(z->wmark_min));
+        json_put(err, w, "low", json_object_new_uint64(z->wmark_low));
+        json_put(err, w, "high", json_object_new_uint64(z->wmark_high));
+        json_put(err, o, "watermarks", w);
         for (unsigned k = 0; k < r->s.nr_orders; k++)
-                json_object_array_add(blocks, json_object_new_uint64(z->nr_free[k]));
-        json_object_object_add(o, "free_blocks", blocks);
+                json_append(err, blocks, json_object_new_uint64(z->nr_free[k]));
+        json_put(err, o, "free_blocks", blocks);
         for (unsigned k = 1; k < r->s.nr_orders; k++) {
                 json_object *e = json_object_new_object();
-                json_object_object_add(e, "order", json_object_new_int((int)k));
-                json_object_object_add(e, "unusable_index", jnum(zone_unusable_index(z, r->s.nr_orders, k)));
-                json_object_array_add(frag, e);
+                json_put(err, e, "order", json_object_new_int((int)k));
+                json_put_number(err, e, "unusable_index", zone_unusable_index(z, r->s.nr_orders, k),
+                                JSON_FULL_PRECISION);
+                json_append(err, frag, e);
         }
-        json_object_object_add(o, "fragmentation", frag);
+        json_put(err, o, "fragmentation", frag);
         return o;
 }
 
-static json_object *jdaemon(const struct status_report *r)
+static json_object *jdaemon(int *err, const struct status_report *r)
 {
         json_object *o = json_object_new_object(), *mode = NULL, *pid = NULL;
         if (r->live) {
                 json_object_object_get_ex(r->live, "mode", &mode);
                 json_object_object_get_ex(r->live, "pid", &pid);
         }
-        json_object_object_add(o, "state", json_object_new_string(daemon_state_str(r->daemon)));
-        json_object_object_add(o, "detail", json_object_new_string(r->daemon_detail));
-        json_object_object_add(o, "mode", json_object_get(mode));
-        json_object_object_add(o, "pid", json_object_get(pid));
-        json_object_object_add(o, "age_seconds", jnum(r->age));
-        json_object_object_add(o, "live", json_object_get(r->live));
+        json_put(err, o, "state", json_object_new_string(daemon_state_str(r->daemon)));
+        json_put(err, o, "detail", json_object_new_string(r->daemon_detail));
+        put_ref(err, o, "mode", mode);
+        put_ref(err, o, "pid", pid);
+        json_put_number(err, o, "age_seconds", r->age, JSON_FULL_PRECISION);
+        put_ref(err, o, "live", r->live);
         return o;
 }
 
 json_object *status_report_json(const struct status_report *r)
 {
+        int err = 0;
         json_object *o = json_object_new_object(), *wsf = json_object_new_object(),
                     *zones = json_object_new_array(), *mem = json_object_new_object(),
                     *stalls = json_object_new_object();
@@ -81,26 +92,31 @@ json_object *status_report_json(const struct status_report *r)
                 [BASELINE_UNCHANGED] = "unchanged", [BASELINE_STATE_FILE] = "state-file",
                 [BASELINE_UNKNOWN] = "unknown",
         };
-        json_object_object_add(o, "schema_version", json_object_new_int(STATUS_SCHEMA_VERSION));
-        json_object_object_add(o, "time", jnum(r->time));
-        json_object_object_add(o, "page_size", json_object_new_int64(sysconf(_SC_PAGESIZE)));
-        json_object_object_add(wsf, "current", json_object_new_int64(r->s.wsf));
-        json_object_object_add(wsf, "baseline", r->baseline_source == BASELINE_UNKNOWN ? NULL :
-                               json_object_new_int64(r->baseline));
-        json_object_object_add(wsf, "baseline_source", json_object_new_string(src[r->baseline_source]));
-        json_object_object_add(o, "watermark_scale_factor", wsf);
-        json_object_object_add(o, "compaction_max_order", json_object_new_int((int)r->max_order));
+        json_put(&err, o, "schema_version", json_object_new_int(STATUS_SCHEMA_VERSION));
+        json_put_number(&err, o, "time", r->time, JSON_FULL_PRECISION);
+        json_put(&err, o, "page_size", json_object_new_int64(sysconf(_SC_PAGESIZE)));
+        json_put(&err, wsf, "current", json_object_new_int64(r->s.wsf));
+        if (r->baseline_source == BASELINE_UNKNOWN)
+                json_put_null(&err, wsf, "baseline");
+        else
+                json_put(&err, wsf, "baseline", json_object_new_int64(r->baseline));
+        json_put(&err, wsf, "baseline_source", json_object_new_string(src[r->baseline_source]));
+        json_put(&err, o, "watermark_scale_factor", wsf);
+        json_put(&err, o, "compaction_max_order", json_object_new_int((int)r->max_order));
         for (size_t i = 0; i < r->s.nr_zones; i++)
-                json_object_array_add(zones, jzone(r, &r->s.zones[i]));
-        json_object_object_add(o, "zones", zones);
-        json_object_object_add(mem, "mem_available_pages", json_object_new_uint64(r->s.mem.mem_available));
-        json_object_object_add(mem, "file_lru_pages",
-                               json_object_new_uint64(r->s.mem.active_file + r->s.mem.inactive_file));
-        json_object_object_add(o, "memory", mem);
-        json_object_object_add(stalls, "allocstall", json_object_new_uint64(r->s.vm.allocstall));
-        json_object_object_add(stalls, "compact_stall", json_object_new_uint64(r->s.vm.compact_stall));
-        json_object_object_add(o, "stalls_since_boot", stalls);
-        json_object_object_add(o, "daemon", jdaemon(r));
+                json_append(&err, zones, jzone(&err, r, &r->s.zones[i]));
+        json_put(&err, o, "zones", zones);
+        json_put(&err, mem, "mem_available_pages", json_object_new_uint64(r->s.mem.mem_available));
+        json_put(&err, mem, "file_lru_pages", json_object_new_uint64(r->s.mem.active_file + r->s.mem.inactive_file));
+        json_put(&err, o, "memory", mem);
+        json_put(&err, stalls, "allocstall", json_object_new_uint64(r->s.vm.allocstall));
+        json_put(&err, stalls, "compact_stall", json_object_new_uint64(r->s.vm.compact_stall));
+        json_put(&err, o, "stalls_since_boot", stalls);
+        json_put(&err, o, "daemon", jdaemon(&err, r));
+        if (err < 0) {
+                json_object_put(o);
+                return NULL;
+        }
         return o;
 }
 

@@ -63,87 +63,67 @@ static double dbl_get(const void *base, size_t offset)
 
 /* ---- writing ----------------------------------------------------------- */
 
-static void put(json_object *o, const char *key, json_object *v)
-{
-        json_object_object_add(o, key, v);
-}
-
-static void put_u64s(json_object *o, const void *base, const struct u64_field *f, size_t n)
+/* Every json_put*() below leaves -ENOMEM in *err when an allocation failed;
+ * line_of() then drops the whole line (util.h). */
+static void put_u64s(int *err, json_object *o, const void *base, const struct u64_field *f, size_t n)
 {
         for (size_t i = 0; i < n; i++)
-                put(o, f[i].name, json_object_new_uint64(*u64_at((void *)base, f[i].offset)));
+                json_put(err, o, f[i].name, json_object_new_uint64(*u64_at((void *)base, f[i].offset)));
 }
 
-/* The object as one line of text (no newline); NULL when out of memory. */
-static char *line_of(json_object *o)
+/* The object as one line of text (no newline), taking it; NULL when out of
+ * memory, now or while it was built (err). */
+static char *line_of(json_object *o, int err)
 {
-        if (!o)
-                return NULL;
-        const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-                                                          JSON_C_TO_STRING_NOSLASHESCAPE);
-        char *line = s ? strdup(s) : NULL;
-        json_object_put(o);
-        return line;
+        return json_text(o, err, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 char *trace_header_line(const struct trace_header *h)
 {
+        int err = 0;
         json_object *o = json_object_new_object();
-        if (!o)
-                return NULL;
-        put(o, "type", json_object_new_string("header"));
-        put(o, "format", json_object_new_string(TRACE_FORMAT));
-        put(o, "version", json_object_new_int(TRACE_VERSION));
-        put(o, "source", json_object_new_string(h->source));
-        put(o, "program", json_object_new_string(h->program));
-        put(o, "kernel", json_object_new_string(h->kernel));
-        put(o, "started", json_object_new_string(h->started));
-        put(o, "interval", json_number(h->interval, 3));
-        put(o, "page_size", json_object_new_int64(h->page_size));
-        put(o, "thp_pmd_size", json_object_new_int64(h->thp_pmd_size));
-        return line_of(o);
+        json_put(&err, o, "type", json_object_new_string("header"));
+        json_put(&err, o, "format", json_object_new_string(TRACE_FORMAT));
+        json_put(&err, o, "version", json_object_new_int(TRACE_VERSION));
+        json_put(&err, o, "source", json_object_new_string(h->source));
+        json_put(&err, o, "program", json_object_new_string(h->program));
+        json_put(&err, o, "kernel", json_object_new_string(h->kernel));
+        json_put(&err, o, "started", json_object_new_string(h->started));
+        json_put_number(&err, o, "interval", h->interval, 3);
+        json_put(&err, o, "page_size", json_object_new_int64(h->page_size));
+        json_put(&err, o, "thp_pmd_size", json_object_new_int64(h->thp_pmd_size));
+        return line_of(o, err);
 }
 
-static json_object *zone_json(const struct zone *z, unsigned nr_orders)
+static json_object *zone_json(int *err, const struct zone *z, unsigned nr_orders)
 {
         json_object *o = json_object_new_object(), *free = json_object_new_array();
-        if (!o || !free) {
-                json_object_put(o);
-                json_object_put(free);
-                return NULL;
-        }
-        put(o, "node", json_object_new_int(z->node));
-        put(o, "zone", json_object_new_string(z->name));
-        put_u64s(o, z, zone_fields, ARRAY_SIZE(zone_fields));
+        json_put(err, o, "node", json_object_new_int(z->node));
+        json_put(err, o, "zone", json_object_new_string(z->name));
+        put_u64s(err, o, z, zone_fields, ARRAY_SIZE(zone_fields));
         for (unsigned k = 0; k < nr_orders && k < ORDER_CAP; k++)
-                json_object_array_add(free, json_object_new_uint64(z->nr_free[k]));
-        put(o, "nr_free", free);
+                json_append(err, free, json_object_new_uint64(z->nr_free[k]));
+        json_put(err, o, "nr_free", free);
         return o;
 }
 
 char *trace_sample_line(const struct sample *s)
 {
+        int err = 0;
         json_object *o = json_object_new_object(), *zones = json_object_new_array(),
                     *vm = json_object_new_object(), *mem = json_object_new_object();
-        if (!o || !zones || !vm || !mem) {
-                json_object_put(o);
-                json_object_put(zones);
-                json_object_put(vm);
-                json_object_put(mem);
-                return NULL;
-        }
-        put(o, "type", json_object_new_string("sample"));
-        put(o, "t", json_number(s->time, 6));
-        put(o, "wsf", json_object_new_int64(s->wsf));
-        put(o, "nr_orders", json_object_new_int((int)s->nr_orders));
+        json_put(&err, o, "type", json_object_new_string("sample"));
+        json_put_number(&err, o, "t", s->time, 6);
+        json_put(&err, o, "wsf", json_object_new_int64(s->wsf));
+        json_put(&err, o, "nr_orders", json_object_new_int((int)s->nr_orders));
         for (size_t i = 0; i < s->nr_zones; i++)
-                json_object_array_add(zones, zone_json(&s->zones[i], s->nr_orders));
-        put(o, "zones", zones);
-        put_u64s(vm, &s->vm, vmstat_fields, ARRAY_SIZE(vmstat_fields));
-        put(o, "vmstat", vm);
-        put_u64s(mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields));
-        put(o, "meminfo", mem);
-        return line_of(o);
+                json_append(&err, zones, zone_json(&err, &s->zones[i], s->nr_orders));
+        json_put(&err, o, "zones", zones);
+        put_u64s(&err, vm, &s->vm, vmstat_fields, ARRAY_SIZE(vmstat_fields));
+        json_put(&err, o, "vmstat", vm);
+        put_u64s(&err, mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields));
+        json_put(&err, o, "meminfo", mem);
+        return line_of(o, err);
 }
 
 bool trace_decision_worth(const struct decision *d)
@@ -151,35 +131,35 @@ bool trace_decision_worth(const struct decision *d)
         return d->reason != WSF_KEEP || d->nr_compact > 0 || d->nr_backoff > 0;
 }
 
-static json_object *compact_json(const struct decision *d)
+static json_object *compact_json(int *err, const struct decision *d)
 {
         json_object *a = json_object_new_array();
-        for (size_t i = 0; a && i < d->nr_compact; i++) {
+        for (size_t i = 0; i < d->nr_compact; i++) {
                 const struct compact_order *c = &d->compact[i];
                 json_object *o = json_object_new_object();
-                put(o, "node", json_object_new_int(c->node));
-                put(o, "order", json_object_new_int((int)c->order));
-                put(o, "secs_to_exhaust", json_number(c->secs_to_exhaust, 3));
-                put(o, "free_at_order", json_number(c->free_at_order, 0));
-                put(o, "extfrag", json_number(c->extfrag, 4));
-                json_object_array_add(a, o);
+                json_put(err, o, "node", json_object_new_int(c->node));
+                json_put(err, o, "order", json_object_new_int((int)c->order));
+                json_put_number(err, o, "secs_to_exhaust", c->secs_to_exhaust, 3);
+                json_put_number(err, o, "free_at_order", c->free_at_order, 0);
+                json_put_number(err, o, "extfrag", c->extfrag, 4);
+                json_append(err, a, o);
         }
         return a;
 }
 
-static json_object *backoff_json(const struct decision *d)
+static json_object *backoff_json(int *err, const struct decision *d)
 {
         json_object *a = json_object_new_array();
-        for (size_t i = 0; a && i < d->nr_backoff; i++) {
+        for (size_t i = 0; i < d->nr_backoff; i++) {
                 const struct compact_backoff *b = &d->backoff[i];
                 json_object *o = json_object_new_object();
-                put(o, "node", json_object_new_int(b->node));
-                put(o, "order", json_object_new_int((int)b->order));
-                put(o, "defer_shift", json_object_new_int((int)b->defer_shift));
-                put(o, "before", json_number(b->before, 0));
-                put(o, "after", json_number(b->after, 0));
-                put(o, "retry_in", json_number(b->retry_in, 3));
-                json_object_array_add(a, o);
+                json_put(err, o, "node", json_object_new_int(b->node));
+                json_put(err, o, "order", json_object_new_int((int)b->order));
+                json_put(err, o, "defer_shift", json_object_new_int((int)b->defer_shift));
+                json_put_number(err, o, "before", b->before, 0);
+                json_put_number(err, o, "after", b->after, 0);
+                json_put_number(err, o, "retry_in", b->retry_in, 3);
+                json_append(err, a, o);
         }
         return a;
 }
@@ -187,24 +167,23 @@ static json_object *backoff_json(const struct decision *d)
 char *trace_decision_line(const struct trace_decision *td)
 {
         const struct decision *d = &td->d;
+        int err = 0;
         json_object *o = json_object_new_object();
-        if (!o)
-                return NULL;
-        put(o, "type", json_object_new_string("decision"));
-        put(o, "t", json_number(td->time, 6));
-        put(o, "acting", json_object_new_boolean(td->acting));
-        put(o, "reason", json_object_new_string(wsf_reason_str(d->reason)));
-        put(o, "wsf_old", json_object_new_int64(d->wsf_old));
-        put(o, "wsf_new", json_object_new_int64(d->wsf_new));
-        put(o, "ceiling", json_object_new_int64(d->ceiling));
-        put(o, "node", json_object_new_int(d->node));
-        put(o, "zone", json_object_new_string(d->zone));
+        json_put(&err, o, "type", json_object_new_string("decision"));
+        json_put_number(&err, o, "t", td->time, 6);
+        json_put(&err, o, "acting", json_object_new_boolean(td->acting));
+        json_put(&err, o, "reason", json_object_new_string(wsf_reason_str(d->reason)));
+        json_put(&err, o, "wsf_old", json_object_new_int64(d->wsf_old));
+        json_put(&err, o, "wsf_new", json_object_new_int64(d->wsf_new));
+        json_put(&err, o, "ceiling", json_object_new_int64(d->ceiling));
+        json_put(&err, o, "node", json_object_new_int(d->node));
+        json_put(&err, o, "zone", json_object_new_string(d->zone));
         for (size_t i = 0; i < ARRAY_SIZE(decision_numbers); i++)
-                put(o, decision_numbers[i].name, json_number(dbl_get(d, decision_numbers[i].offset), 3));
-        put(o, "stalls", json_object_new_uint64(d->stalls));
-        put(o, "compact", compact_json(d));
-        put(o, "backoff", backoff_json(d));
-        return line_of(o);
+                json_put_number(&err, o, decision_numbers[i].name, dbl_get(d, decision_numbers[i].offset), 3);
+        json_put(&err, o, "stalls", json_object_new_uint64(d->stalls));
+        json_put(&err, o, "compact", compact_json(&err, d));
+        json_put(&err, o, "backoff", backoff_json(&err, d));
+        return line_of(o, err);
 }
 
 /* ---- parsing ----------------------------------------------------------- */
@@ -217,6 +196,8 @@ struct perr {
 /* The message into e, and -EBADMSG (a macro, so that static analysis sees
  * the error returned). */
 #define fail(e, ...) (snprintf((e)->buf, (e)->size, __VA_ARGS__), -EBADMSG)
+/* Out of memory is no fault of the line. */
+#define fail_nomem(e) (snprintf((e)->buf, (e)->size, "%s", strerror(ENOMEM)), -ENOMEM)
 
 static json_object *member(json_object *o, const char *key)
 {
@@ -405,7 +386,7 @@ static int parse_sample(json_object *o, struct sample *s, const struct perr *e)
                 return fail(e, "\"zones\" has %zu entries; 1..%d allowed", n, TRACE_ZONE_CAP);
         struct zone *z = realloc(s->zones, n * sizeof(*z));
         if (!z)
-                return fail(e, "out of memory");
+                return fail_nomem(e);
         s->zones = z;
         s->nr_zones = n;
         for (size_t i = 0; i < n; i++)
@@ -550,7 +531,7 @@ int trace_parse_line(const char *line, size_t len, struct trace_record *rec, cha
                 return fail(&e, "NUL byte in the line");
         struct json_tokener *tok = json_tokener_new_ex(TRACE_MAX_DEPTH);
         if (!tok)
-                return fail(&e, "out of memory");
+                return fail_nomem(&e);
         json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
         json_object *o = json_tokener_parse_ex(tok, line, (int)len);
         enum json_tokener_error je = json_tokener_get_error(tok);
