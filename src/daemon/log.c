@@ -94,3 +94,14 @@ void log_event(const struct logger *l, int prio, const char *message_id, const c
         if (sd_journal_sendv(iov, (int)n) < 0)
                 plain(prio, message);
 }
+
+int log_repeat_prio(unsigned n, double interval_sec)
+{
+        unsigned first = (unsigned)(LOG_REPEAT_FIRST_SEC / interval_sec) + 1;
+        unsigned every = (unsigned)(LOG_REPEAT_EVERY_SEC / interval_sec);
+        if (n == 1)
+                return LOG_WARNING;
+        if (n >= first && (n - first) % (every ? every : 1) == 0)
+                return LOG_ERR;
+        return -1;
+}
