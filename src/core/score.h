@@ -55,7 +55,8 @@ struct score {
 
 struct score_summary {
         size_t events[_SCORE_KINDS], seen, missed, unscored;
-        double lead_median, error_median, error_p90, within20;  /* NAN without seen events */
+        double lead_median, error_median, error_p90, within20;  /* NAN without seen events;
+                                                                 * within20: SCORE_WITHIN_SHARE */
         size_t within20_n;
         size_t raises, false_alarms, unjudged;
 };
@@ -73,4 +74,11 @@ int score_point(struct score *s, enum score_kind kind, int node, const char *nam
  * pages now, cross `level` (its low watermark) within the horizon. */
 int score_raise(struct score *s, double t, int node, const char *name, double level, double value);
 
-void score_summarize(const struct score *s, struct score_summary *out);
+/* A predicted time counts as "within" when its error is at most this share
+ * of the lead time it was predicted with. */
+#define SCORE_WITHIN_SHARE 0.2
+/* The error percentile reported beside the median. */
+#define SCORE_ERROR_PERCENTILE 0.9
+
+/* 0, or -ENOMEM (out is then not to be printed). */
+int score_summarize(const struct score *s, struct score_summary *out);

@@ -331,7 +331,6 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 
 static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-        (void)userdata;
         log_msg(((struct daemon *)userdata)->log, LOG_INFO, "received %s, stopping", strsignal((int)si->ssi_signo));
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
