@@ -20,9 +20,13 @@ const char *daemon_state_str(enum daemon_state s)
         return n[s];
 }
 
+/* The text shows fragmentation and exhaustion for the compaction order and
+ * the few below it, not for every order. */
+#define TEXT_ORDERS_BELOW 3
+
 static unsigned first_frag_order(const struct status_report *r)
 {
-        return r->max_order > 3 ? r->max_order - 3 : 1;
+        return r->max_order > TEXT_ORDERS_BELOW ? r->max_order - TEXT_ORDERS_BELOW : 1;
 }
 
 /* ---- JSON ---- */
@@ -134,7 +138,7 @@ static void text_zone(FILE *out, const struct status_report *r, const struct zon
                 fprintf(out, " %u:%llu", k, (unsigned long long)z->nr_free[k]);
         fprintf(out, "\n  fragmented (free memory not in blocks >= order):");
         for (unsigned k = first_frag_order(r); k <= r->max_order && k < r->s.nr_orders; k++)
-                fprintf(out, " %u:%.0f%%", k, zone_unusable_index(z, r->s.nr_orders, k) * 100);
+                fprintf(out, " %u:%.0f%%", k, zone_unusable_index(z, r->s.nr_orders, k) * PERCENT);
         fprintf(out, "\n");
 }
 

@@ -16,6 +16,12 @@
 #include "thp.h"
 #include "util.h"
 
+/* live.json older than its heartbeat, an interval (the write waits for a
+ * cycle) and this slack (a slow cycle, a busy machine), and than this many
+ * intervals, means the daemon is stale. */
+#define STALE_SLACK_SEC 5.0
+#define STALE_INTERVALS 3
+
 static double jnum_at(json_object *o, const char *key)
 {
         json_object *v;
@@ -71,7 +77,7 @@ static int read_daemon(struct status_report *r, const char *state_dir)
         double heartbeat = jnum_at(r->live, "heartbeat_seconds");
         if (isnan(heartbeat))
                 heartbeat = interval;
-        double limit = fmax(3 * interval, heartbeat + interval + 5);
+        double limit = fmax(STALE_INTERVALS * interval, heartbeat + interval + STALE_SLACK_SEC);
         int held = lock_held(state_dir);
         if (held == 0) {
                 snprintf(r->daemon_detail, sizeof(r->daemon_detail),

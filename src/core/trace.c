@@ -15,8 +15,22 @@
 /* More pages than any machine has (4 EiB of 4 KiB pages): bounds every
  * count so that sums and shifts of them cannot overflow. */
 #define TRACE_MAX_PAGES (UINT64_C(1) << 50)
-#define TRACE_MAX_NODE (1 << 20)
+/* Page counts kept as doubles (forecast figures), and the figures of a
+ * decision (pages, pages per second, seconds): beyond any machine. */
+#define TRACE_MAX_PAGES_DBL 1e18
+#define TRACE_MAX_FIGURE 1e18
+/* Times and durations, seconds: about 30,000 years of uptime. */
+#define TRACE_MAX_SEC 1e12
+/* Far above any kernel's limit (3000 today). */
 #define TRACE_MAX_WSF 1000000L
+/* The interval a trace may say it was recorded at, seconds. */
+#define TRACE_INTERVAL_MIN_SEC 0.001
+#define TRACE_INTERVAL_MAX_SEC 3600
+/* Page and PMD sizes, bytes: the smallest page Linux has (512 B) to 1 GiB,
+ * a huge page up to 1 TiB. */
+#define TRACE_PAGE_SIZE_MIN 512
+#define TRACE_PAGE_SIZE_MAX (INT64_C(1) << 30)
+#define TRACE_PMD_SIZE_MAX (INT64_C(1) << 40)
 /* Nesting deeper than a trace needs (line, zones, zone, nr_free) is refused. */
 #define TRACE_MAX_DEPTH 8
 
@@ -323,9 +337,10 @@ static int parse_header(json_object *o, struct trace_header *h, const struct per
             (r = get_str(o, "program", h->program, sizeof(h->program), false, e)) < 0 ||
             (r = get_str(o, "kernel", h->kernel, sizeof(h->kernel), false, e)) < 0 ||
             (r = get_str(o, "started", h->started, sizeof(h->started), false, e)) < 0 ||
-            (r = get_num(o, "interval", 0.001, 3600, false, &h->interval, e)) < 0 ||
-            (r = get_int(o, "page_size", 512, INT64_C(1) << 30, &page, e)) < 0 ||
-            (r = get_int(o, "thp_pmd_size", 0, INT64_C(1) << 40, &pmd, e)) < 0)
+            (r = get_num(o, "interval", TRACE_INTERVAL_MIN_SEC, TRACE_INTERVAL_MAX_SEC, false, &h->interval,
+                         e)) < 0 ||
+            (r = get_int(o, "page_size", TRACE_PAGE_SIZE_MIN, TRACE_PAGE_SIZE_MAX, &page, e)) < 0 ||
+            (r = get_int(o, "thp_pmd_size", 0, TRACE_PMD_SIZE_MAX, &pmd, e)) < 0)
                 return r;
         h->page_size = (long)page;
         h->thp_pmd_size = (long)pmd;
@@ -340,7 +355,7 @@ static int parse_zone(json_object *o, unsigned nr_orders, struct zone *z, const 
         json_object *free;
         int r;
         *z = (struct zone){ 0 };
-        if ((r = get_int(o, "node", 0, TRACE_MAX_NODE, &node, e)) < 0 ||
+        if ((r = get_int(o, "node", 0, NODE_ID_MAX, &node, e)) < 0 ||
             (r = get_str(o, "zone", z->name, sizeof(z->name), true, e)) < 0 ||
             (r = get_u64s(o, z, zone_fields, ARRAY_SIZE(zone_fields), TRACE_MAX_PAGES, e)) < 0 ||
             (r = get_object(o, "nr_free", json_type_array, &free, e)) < 0)
@@ -372,7 +387,7 @@ static int parse_sample(json_object *o, struct sample *s, const struct perr *e)
         int64_t wsf, orders;
         json_object *zones, *vm, *mem;
         int r;
-        if ((r = get_num(o, "t", 0, 1e12, false, &s->time, e)) < 0 ||
+        if ((r = get_num(o, "t", 0, TRACE_MAX_SEC, false, &s->time, e)) < 0 ||
             (r = get_int(o, "wsf", 0, TRACE_MAX_WSF, &wsf, e)) < 0 ||
             (r = get_int(o, "nr_orders", 1, ORDER_CAP, &orders, e)) < 0 ||
             (r = get_object(o, "zones", json_type_array, &zones, e)) < 0 ||
@@ -423,10 +438,10 @@ static int parse_compact(json_object *a, struct decision *d, const struct perr *
                 int r;
                 if (!json_object_is_type(o, json_type_object))
                         return fail(e, "a compaction is not an object");
-                if ((r = get_int(o, "node", 0, TRACE_MAX_NODE, &node, e)) < 0 ||
+                if ((r = get_int(o, "node", 0, NODE_ID_MAX, &node, e)) < 0 ||
                     (r = get_int(o, "order", 0, ORDER_CAP - 1, &order, e)) < 0 ||
-                    (r = get_num(o, "secs_to_exhaust", 0, 1e12, true, &c->secs_to_exhaust, e)) < 0 ||
-                    (r = get_num(o, "free_at_order", 0, 1e18, false, &c->free_at_order, e)) < 0 ||
+                    (r = get_num(o, "secs_to_exhaust", 0, TRACE_MAX_SEC, true, &c->secs_to_exhaust, e)) < 0 ||
+                    (r = get_num(o, "free_at_order", 0, TRACE_MAX_PAGES_DBL, false, &c->free_at_order, e)) < 0 ||
                     (r = get_num(o, "extfrag", 0, 1, false, &c->extfrag, e)) < 0)
                         return r;
                 c->node = (int)node;
@@ -448,12 +463,12 @@ static int parse_backoff(json_object *a, struct decision *d, const struct perr *
                 int r;
                 if (!json_object_is_type(o, json_type_object))
                         return fail(e, "a back-off is not an object");
-                if ((r = get_int(o, "node", 0, TRACE_MAX_NODE, &node, e)) < 0 ||
+                if ((r = get_int(o, "node", 0, NODE_ID_MAX, &node, e)) < 0 ||
                     (r = get_int(o, "order", 0, ORDER_CAP - 1, &order, e)) < 0 ||
                     (r = get_int(o, "defer_shift", 0, POLICY_MAX_DEFER_SHIFT, &shift, e)) < 0 ||
-                    (r = get_num(o, "before", 0, 1e18, false, &b->before, e)) < 0 ||
-                    (r = get_num(o, "after", 0, 1e18, false, &b->after, e)) < 0 ||
-                    (r = get_num(o, "retry_in", 0, 1e12, false, &b->retry_in, e)) < 0)
+                    (r = get_num(o, "before", 0, TRACE_MAX_PAGES_DBL, false, &b->before, e)) < 0 ||
+                    (r = get_num(o, "after", 0, TRACE_MAX_PAGES_DBL, false, &b->after, e)) < 0 ||
+                    (r = get_num(o, "retry_in", 0, TRACE_MAX_SEC, false, &b->retry_in, e)) < 0)
                         return r;
                 b->node = (int)node;
                 b->order = (unsigned)order;
@@ -470,12 +485,12 @@ static int parse_decision(json_object *o, struct trace_decision *td, const struc
         int64_t wsf_old, wsf_new, ceiling, node, stalls;
         int r;
         *td = (struct trace_decision){ 0 };
-        if ((r = get_num(o, "t", 0, 1e12, false, &td->time, e)) < 0 ||
+        if ((r = get_num(o, "t", 0, TRACE_MAX_SEC, false, &td->time, e)) < 0 ||
             (r = parse_reason(o, &d->reason, e)) < 0 ||
             (r = get_int(o, "wsf_old", 0, TRACE_MAX_WSF, &wsf_old, e)) < 0 ||
             (r = get_int(o, "wsf_new", 0, TRACE_MAX_WSF, &wsf_new, e)) < 0 ||
             (r = get_int(o, "ceiling", 0, TRACE_MAX_WSF, &ceiling, e)) < 0 ||
-            (r = get_int(o, "node", -1, TRACE_MAX_NODE, &node, e)) < 0 ||
+            (r = get_int(o, "node", -1, NODE_ID_MAX, &node, e)) < 0 ||
             (r = get_str(o, "zone", d->zone, sizeof(d->zone), true, e)) < 0 ||
             (r = get_int(o, "stalls", 0, INT64_MAX, &stalls, e)) < 0 ||
             (r = get_object(o, "acting", json_type_boolean, &acting, e)) < 0 ||
@@ -484,7 +499,7 @@ static int parse_decision(json_object *o, struct trace_decision *td, const struc
                 return r;
         for (size_t i = 0; i < ARRAY_SIZE(decision_numbers); i++) {
                 double v;
-                if ((r = get_num(o, decision_numbers[i].name, -1e18, 1e18, true, &v, e)) < 0)
+                if ((r = get_num(o, decision_numbers[i].name, -TRACE_MAX_FIGURE, TRACE_MAX_FIGURE, true, &v, e)) < 0)
                         return r;
                 memcpy((char *)d + decision_numbers[i].offset, &v, sizeof(v));
         }

@@ -1,7 +1,7 @@
 /* util.h — small pure helpers shared by every layer: the size of an error
- * message, array sizes, cleanup attributes, a bounded decimal parser and
- * building JSON documents with json-c. No I/O here; the file helpers are
- * the kernel side's (fileio.h). */
+ * message, array sizes, percentages, cleanup attributes, a bounded decimal
+ * parser and building JSON documents with json-c. No I/O here; the file
+ * helpers are the kernel side's (fileio.h). */
 #pragma once
 
 #include <limits.h>
@@ -14,6 +14,9 @@
 #define ERR_MSG_MAX (PATH_MAX + 512)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A share (0..1) times this is a percentage. */
+#define PERCENT 100.0
 
 static inline void freep(void *p) { free(*(void **)p); }
 static inline void fclosep(FILE **f) { if (*f) fclose(*f); }

@@ -14,6 +14,8 @@
 #include "build-config.h"
 #include "util.h"
 
+#define MS_PER_SEC 1000.0
+
 const char *publish_mode_str(enum publish_mode m)
 {
         static const char *const s[] = {
@@ -333,7 +335,7 @@ static void metrics_process(FILE *f, const struct publisher *p, const struct pub
         value(f, floor(p->started));
         family(f, "last_sample_timestamp_seconds", "gauge", "Time of the sample this file reports, since the Unix epoch.");
         fputs("memoptimizer_last_sample_timestamp_seconds", f);
-        value(f, floor(now * 1000) / 1000);
+        value(f, floor(now * MS_PER_SEC) / MS_PER_SEC);        /* to the millisecond */
         family(f, "interval_seconds", "gauge", "The sampling interval configured.");
         fputs("memoptimizer_interval_seconds", f);
         value(f, in->cfg->interval);
