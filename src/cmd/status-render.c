@@ -72,15 +72,11 @@ static json_object *jzone(int *err, const struct status_report *r, const struct 
 
 static json_object *jdaemon(int *err, const struct status_report *r)
 {
-        json_object *o = json_object_new_object(), *mode = NULL, *pid = NULL;
-        if (r->live) {
-                json_object_object_get_ex(r->live, "mode", &mode);
-                json_object_object_get_ex(r->live, "pid", &pid);
-        }
+        json_object *o = json_object_new_object();
         json_put(err, o, "state", json_object_new_string(daemon_state_str(r->daemon)));
         json_put(err, o, "detail", json_object_new_string(r->daemon_detail));
-        put_ref(err, o, "mode", mode);
-        put_ref(err, o, "pid", pid);
+        put_ref(err, o, "mode", json_get(r->live, "mode"));
+        put_ref(err, o, "pid", json_get(r->live, "pid"));
         json_put_number(err, o, "age_seconds", r->age, JSON_FULL_PRECISION);
         put_ref(err, o, "live", r->live);
         return o;
@@ -142,12 +138,6 @@ static void text_zone(FILE *out, const struct status_report *r, const struct zon
         fprintf(out, "\n");
 }
 
-static json_object *get(json_object *o, const char *key)
-{
-        json_object *v = NULL;
-        return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
 static void secs(char *buf, size_t size, json_object *v)
 {
         format_secs(buf, size, v ? json_object_get_double(v) : INFINITY);
@@ -159,24 +149,24 @@ static void text_forecast(FILE *out, const struct status_report *r, json_object 
                 fprintf(out, "  forecast: none yet (fewer than two samples)\n");
                 return;
         }
-        json_object *zones = get(f, "zones"), *nodes = get(f, "nodes");
+        json_object *zones = json_get(f, "zones"), *nodes = json_get(f, "nodes");
         for (size_t i = 0; i < json_object_array_length(zones); i++) {
                 json_object *z = json_object_array_get_idx(zones, i);
                 char low[32], min[32];
-                secs(low, sizeof(low), get(z, "seconds_to_low"));
-                secs(min, sizeof(min), get(z, "seconds_to_min"));
-                fprintf(out, "  forecast node%d %s: low in %s, min in %s%s\n", json_object_get_int(get(z, "node")),
-                        json_object_get_string(get(z, "zone")), low, min,
-                        json_object_get_boolean(get(z, "trend")) ? "" : " (no trend)");
+                secs(low, sizeof(low), json_get(z, "seconds_to_low"));
+                secs(min, sizeof(min), json_get(z, "seconds_to_min"));
+                fprintf(out, "  forecast node%d %s: low in %s, min in %s%s\n", json_object_get_int(json_get(z, "node")),
+                        json_object_get_string(json_get(z, "zone")), low, min,
+                        json_object_get_boolean(json_get(z, "trend")) ? "" : " (no trend)");
         }
         for (size_t i = 0; i < json_object_array_length(nodes); i++) {
-                json_object *n = json_object_array_get_idx(nodes, i), *orders = get(n, "orders");
-                fprintf(out, "  forecast node%d, blocks run out:", json_object_get_int(get(n, "node")));
+                json_object *n = json_object_array_get_idx(nodes, i), *orders = json_get(n, "orders");
+                fprintf(out, "  forecast node%d, blocks run out:", json_object_get_int(json_get(n, "node")));
                 for (size_t j = 0; j < json_object_array_length(orders); j++) {
                         json_object *e = json_object_array_get_idx(orders, j);
-                        int k = json_object_get_int(get(e, "order"));
+                        int k = json_object_get_int(json_get(e, "order"));
                         char s[32];
-                        secs(s, sizeof(s), get(e, "seconds_to_exhaustion"));
+                        secs(s, sizeof(s), json_get(e, "seconds_to_exhaustion"));
                         if (k >= (int)first_frag_order(r))
                                 fprintf(out, " order %d %s;", k, s);
                 }
@@ -190,36 +180,36 @@ static void text_decisions(FILE *out, json_object *recent)
         fprintf(out, "  recent decisions:%s\n", n ? "" : " none");
         for (size_t i = 0; i < n; i++) {
                 json_object *e = json_object_array_get_idx(recent, i);
-                time_t t = (time_t)json_object_get_double(get(e, "time"));
+                time_t t = (time_t)json_object_get_double(json_get(e, "time"));
                 struct tm tm;
                 char when[32] = "?";
                 if (localtime_r(&t, &tm))
                         strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-                const char *kind = json_object_get_string(get(e, "kind"));
+                const char *kind = json_object_get_string(json_get(e, "kind"));
                 if (strcmp(kind, "compact") == 0 || strcmp(kind, "backoff") == 0)
-                        fprintf(out, "    %s %s node%d: %s\n", when, kind, json_object_get_int(get(e, "node")),
-                                json_object_get_string(get(e, "reason")));
+                        fprintf(out, "    %s %s node%d: %s\n", when, kind, json_object_get_int(json_get(e, "node")),
+                                json_object_get_string(json_get(e, "reason")));
                 else
                         fprintf(out, "    %s %s %lld -> %lld: %s\n", when, kind,
-                                (long long)json_object_get_int64(get(e, "wsf_old")),
-                                (long long)json_object_get_int64(get(e, "wsf_new")),
-                                json_object_get_string(get(e, "reason")));
+                                (long long)json_object_get_int64(json_get(e, "wsf_old")),
+                                (long long)json_object_get_int64(json_get(e, "wsf_new")),
+                                json_object_get_string(json_get(e, "reason")));
         }
 }
 
 static void text_counters(FILE *out, json_object *c)
 {
         fprintf(out, "  counters: %lld samples, %lld sample errors; decisions",
-                (long long)json_object_get_int64(get(c, "samples")),
-                (long long)json_object_get_int64(get(c, "sample_errors")));
+                (long long)json_object_get_int64(json_get(c, "samples")),
+                (long long)json_object_get_int64(json_get(c, "sample_errors")));
         for (int k = WSF_KEEP + 1; k < PUBLISH_WSF_KINDS; k++) {
                 const char *kind = wsf_reason_str((enum wsf_reason)k);
-                fprintf(out, " %s %lld", kind, (long long)json_object_get_int64(get(get(c, "decisions"), kind)));
+                fprintf(out, " %s %lld", kind, (long long)json_object_get_int64(json_get(json_get(c, "decisions"), kind)));
         }
         fprintf(out, "; %lld compactions, %lld back-offs; CPU %.2f s\n",
-                (long long)json_object_get_int64(get(c, "compactions")),
-                (long long)json_object_get_int64(get(c, "compaction_backoffs")),
-                json_object_get_double(get(c, "cpu_seconds")));
+                (long long)json_object_get_int64(json_get(c, "compactions")),
+                (long long)json_object_get_int64(json_get(c, "compaction_backoffs")),
+                json_object_get_double(json_get(c, "cpu_seconds")));
 }
 
 static void text_daemon(FILE *out, const struct status_report *r)
@@ -230,15 +220,15 @@ static void text_daemon(FILE *out, const struct status_report *r)
                 return;
         }
         fprintf(out, "daemon: %s, %s (%s)\n", daemon_state_str(r->daemon),
-                json_object_get_string(get(l, "mode")), r->daemon_detail);
-        json_object *w = get(l, "watermark_scale_factor");
+                json_object_get_string(json_get(l, "mode")), r->daemon_detail);
+        json_object *w = json_get(l, "watermark_scale_factor");
         fprintf(out, "  scale factor decided %lld, baseline %lld, ceiling %s\n",
-                (long long)json_object_get_int64(get(w, "decided")),
-                (long long)json_object_get_int64(get(w, "baseline")),
-                get(w, "ceiling") ? json_object_get_string(get(w, "ceiling")) : "not known yet");
-        text_forecast(out, r, get(l, "forecast"));
-        text_decisions(out, get(l, "recent_decisions"));
-        text_counters(out, get(l, "counters"));
+                (long long)json_object_get_int64(json_get(w, "decided")),
+                (long long)json_object_get_int64(json_get(w, "baseline")),
+                json_get(w, "ceiling") ? json_object_get_string(json_get(w, "ceiling")) : "not known yet");
+        text_forecast(out, r, json_get(l, "forecast"));
+        text_decisions(out, json_get(l, "recent_decisions"));
+        text_counters(out, json_get(l, "counters"));
 }
 
 void status_report_text(FILE *out, const struct status_report *r)

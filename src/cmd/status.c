@@ -24,10 +24,8 @@
 
 static double jnum_at(json_object *o, const char *key)
 {
-        json_object *v;
-        if (!json_object_object_get_ex(o, key, &v) || !v)
-                return NAN;
-        return json_object_get_double(v);
+        json_object *v = json_get(o, key);
+        return v ? json_object_get_double(v) : NAN;
 }
 
 /* Whether a process holds live.lock: the publishing daemon does, for as

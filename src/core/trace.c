@@ -213,12 +213,6 @@ struct perr {
 /* Out of memory is no fault of the line. */
 #define fail_nomem(e) (snprintf((e)->buf, (e)->size, "%s", strerror(ENOMEM)), -ENOMEM)
 
-static json_object *member(json_object *o, const char *key)
-{
-        json_object *v = NULL;
-        return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
-
 static int int_value(json_object *v, const char *key, int64_t min, int64_t max, int64_t *out,
                      const struct perr *e)
 {
@@ -237,14 +231,14 @@ static int int_value(json_object *v, const char *key, int64_t min, int64_t max, 
 static int get_int(json_object *o, const char *key, int64_t min, int64_t max, int64_t *out,
                    const struct perr *e)
 {
-        return int_value(member(o, key), key, min, max, out, e);
+        return int_value(json_get(o, key), key, min, max, out, e);
 }
 
 /* A number in [min, max]; null means infinity where `null_inf`. */
 static int get_num(json_object *o, const char *key, double min, double max, bool null_inf,
                    double *out, const struct perr *e)
 {
-        json_object *v = member(o, key);
+        json_object *v = json_get(o, key);
         if (!v && !json_object_object_get_ex(o, key, NULL))
                 return fail(e, "\"%s\" is missing", key);
         if (!v) {
@@ -277,7 +271,7 @@ static bool plain(const char *s)
 static int get_str(json_object *o, const char *key, char *buf, size_t size, bool name_only,
                    const struct perr *e)
 {
-        json_object *v = member(o, key);
+        json_object *v = json_get(o, key);
         if (!v)
                 return fail(e, "\"%s\" is missing", key);
         if (!json_object_is_type(v, json_type_string))
@@ -295,7 +289,7 @@ static int get_str(json_object *o, const char *key, char *buf, size_t size, bool
 static int get_object(json_object *o, const char *key, json_type type, json_object **out,
                       const struct perr *e)
 {
-        json_object *v = member(o, key);
+        json_object *v = json_get(o, key);
         if (!v)
                 return fail(e, "\"%s\" is missing", key);
         if (!json_object_is_type(v, type))

@@ -33,6 +33,12 @@ void json_put(int *err, json_object *o, const char *key, json_object *v)
         }
 }
 
+json_object *json_get(json_object *o, const char *key)
+{
+        json_object *v = NULL;
+        return json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
 void json_put_null(int *err, json_object *o, const char *key)
 {
         if (!o || json_object_object_add(o, key, NULL) < 0)

@@ -47,6 +47,9 @@ void json_append(int *err, struct json_object *a, struct json_object *v);
  * NaN, which JSON cannot spell. */
 #define JSON_FULL_PRECISION (-1)
 void json_put_number(int *err, struct json_object *o, const char *key, double v, int decimals);
+/* o's member key, or NULL when o is NULL or not an object, or the member
+ * is missing or JSON null. */
+struct json_object *json_get(struct json_object *o, const char *key);
 /* The document as text (json-c's JSON_C_TO_STRING_* flags), taking it; the
  * caller frees the text. NULL when out of memory, now or while the document
  * was built (err). */

@@ -191,12 +191,25 @@ static void label(FILE *f, const char *name, const char *v, bool first)
         fputc('"', f);
 }
 
-static void zone_sample(FILE *f, const char *name, const struct zone *z, double v)
+/* One sample of a zone's series, memoptimizer_NAME{node="N",zone="Z"} V,
+ * with one more label KEY="VAL" when key is not NULL. */
+static void zone_series(FILE *f, const char *name, int node, const char *zone, const char *key,
+                        const char *val, double v)
 {
-        fprintf(f, "memoptimizer_%s{node=\"%d\",", name, z->node);
-        label(f, "zone", z->name, true);
+        fprintf(f, "memoptimizer_%s{node=\"%d\",", name, node);
+        label(f, "zone", zone, true);
+        if (key)
+                label(f, key, val, false);
         fputc('}', f);
         value(f, v);
+}
+
+/* The same with an order label. */
+static void order_series(FILE *f, const char *name, const struct zone *z, unsigned k, double v)
+{
+        char order[16];
+        snprintf(order, sizeof(order), "%u", k);
+        zone_series(f, name, z->node, z->name, "order", order, v);
 }
 
 static void metrics_wsf(FILE *f, const struct publish_input *in)
@@ -225,21 +238,20 @@ static void metrics_zones(FILE *f, const struct sample *s)
         double page = (double)sysconf(_SC_PAGESIZE);
         family(f, "zone_managed_bytes", "gauge", "Memory managed by the zone's buddy allocator.");
         for (size_t i = 0; i < s->nr_zones; i++)
-                zone_sample(f, "zone_managed_bytes", &s->zones[i], (double)s->zones[i].managed_pages * page);
+                zone_series(f, "zone_managed_bytes", s->zones[i].node, s->zones[i].name, NULL, NULL,
+                            (double)s->zones[i].managed_pages * page);
         family(f, "zone_free_bytes", "gauge", "Free memory in the zone (/proc/buddyinfo).");
         for (size_t i = 0; i < s->nr_zones; i++)
-                zone_sample(f, "zone_free_bytes", &s->zones[i], (double)s->zones[i].free_pages * page);
+                zone_series(f, "zone_free_bytes", s->zones[i].node, s->zones[i].name, NULL, NULL,
+                            (double)s->zones[i].free_pages * page);
         family(f, "zone_watermark_bytes", "gauge", "The zone's min, low and high watermarks (/proc/zoneinfo).");
         for (size_t i = 0; i < s->nr_zones; i++) {
                 const struct zone *z = &s->zones[i];
                 const uint64_t w[] = { z->wmark_min, z->wmark_low, z->wmark_high };
                 const char *const names[] = { "min", "low", "high" };
-                for (size_t j = 0; j < ARRAY_SIZE(w); j++) {
-                        fprintf(f, "memoptimizer_zone_watermark_bytes{node=\"%d\",", z->node);
-                        label(f, "zone", z->name, true);
-                        fprintf(f, ",watermark=\"%s\"}", names[j]);
-                        value(f, (double)w[j] * page);
-                }
+                for (size_t j = 0; j < ARRAY_SIZE(w); j++)
+                        zone_series(f, "zone_watermark_bytes", z->node, z->name, "watermark", names[j],
+                                    (double)w[j] * page);
         }
 }
 
@@ -247,21 +259,14 @@ static void metrics_orders(FILE *f, const struct sample *s)
 {
         family(f, "zone_free_blocks", "gauge", "Free blocks of each order in the zone (/proc/buddyinfo).");
         for (size_t i = 0; i < s->nr_zones; i++)
-                for (unsigned k = 0; k < s->nr_orders; k++) {
-                        fprintf(f, "memoptimizer_zone_free_blocks{node=\"%d\",", s->zones[i].node);
-                        label(f, "zone", s->zones[i].name, true);
-                        fprintf(f, ",order=\"%u\"}", k);
-                        value(f, (double)s->zones[i].nr_free[k]);
-                }
+                for (unsigned k = 0; k < s->nr_orders; k++)
+                        order_series(f, "zone_free_blocks", &s->zones[i], k, (double)s->zones[i].nr_free[k]);
         family(f, "zone_unusable_free_ratio", "gauge",
                "Unusable free space index: share of the zone's free memory not in blocks of at least this order.");
         for (size_t i = 0; i < s->nr_zones; i++)
-                for (unsigned k = 1; k < s->nr_orders; k++) {
-                        fprintf(f, "memoptimizer_zone_unusable_free_ratio{node=\"%d\",", s->zones[i].node);
-                        label(f, "zone", s->zones[i].name, true);
-                        fprintf(f, ",order=\"%u\"}", k);
-                        value(f, zone_unusable_index(&s->zones[i], s->nr_orders, k));
-                }
+                for (unsigned k = 1; k < s->nr_orders; k++)
+                        order_series(f, "zone_unusable_free_ratio", &s->zones[i], k,
+                                     zone_unusable_index(&s->zones[i], s->nr_orders, k));
 }
 
 static void metrics_forecast(FILE *f, const struct forecast *fc)
@@ -276,14 +281,8 @@ static void metrics_forecast(FILE *f, const struct forecast *fc)
         family(f, "forecast_min_watermark_seconds", "gauge", help);
         for (size_t i = 0; i < fc->nr_zones; i++) {
                 const struct zone_forecast *z = &fc->zones[i];
-                fprintf(f, "memoptimizer_forecast_low_watermark_seconds{node=\"%d\",", z->node);
-                label(f, "zone", z->name, true);
-                fputc('}', f);
-                value(f, z->secs_to_low);
-                fprintf(f, "memoptimizer_forecast_min_watermark_seconds{node=\"%d\",", z->node);
-                label(f, "zone", z->name, true);
-                fputc('}', f);
-                value(f, z->secs_to_min);
+                zone_series(f, "forecast_low_watermark_seconds", z->node, z->name, NULL, NULL, z->secs_to_low);
+                zone_series(f, "forecast_min_watermark_seconds", z->node, z->name, NULL, NULL, z->secs_to_min);
         }
         snprintf(help, sizeof(help), "Forecast seconds until the node has no free block of this order or higher.%s", tail);
         family(f, "forecast_order_exhaustion_seconds", "gauge", help);
