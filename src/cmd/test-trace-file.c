@@ -197,8 +197,9 @@ static char *trace_text(size_t n)
         for (size_t i = 1; i <= n; i++) {
                 struct sample s = make_sample((double)i);
                 char *l = file_line(trace_sample_line(&s), &len);
-                text = realloc(text, total + len + 1);
-                assert_non_null(text);
+                char *more = realloc(text, total + len + 1);
+                assert_non_null(more);
+                text = more;
                 memcpy(text + total, l, len + 1);
                 total += len;
                 free(l);
@@ -238,7 +239,7 @@ static void gzip_damage_refused(void **state)
 {
         (void)state;
         char *text = trace_text(200);
-        size_t len = strlen(text), n;
+        size_t len = strlen(text);
         char err[ERR_MSG_MAX];
         static unsigned char gz[1 << 16], bad[1 << 16];
         const char *path = gzip_file_of(text, len);
@@ -280,7 +281,6 @@ static void gzip_damage_refused(void **state)
                     !(err[strlen(path)] == ':' && err[strlen(path) + 1] >= '1' && err[strlen(path) + 1] <= '9'))
                         fail_msg("%s: %d '%s', expected FILE:LINE: ...%s", cases[i].what, e, err, cases[i].says);
         }
-        (void)n;
         unlink(path);
         free(text);
 }

@@ -192,13 +192,13 @@ static void label(FILE *f, const char *name, const char *v, bool first)
 }
 
 /* One sample of a zone's series, memoptimizer_NAME{node="N",zone="Z"} V,
- * with one more label KEY="VAL" when key is not NULL. */
+ * with one more label KEY="VAL" when key and val are not NULL. */
 static void zone_series(FILE *f, const char *name, int node, const char *zone, const char *key,
                         const char *val, double v)
 {
         fprintf(f, "memoptimizer_%s{node=\"%d\",", name, node);
         label(f, "zone", zone, true);
-        if (key)
+        if (key && val)
                 label(f, key, val, false);
         fputc('}', f);
         value(f, v);
