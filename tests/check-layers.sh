@@ -39,6 +39,15 @@ if [ -n "$bad" ]; then
         echo "FAIL: the kernel side uses the daemon's libraries:" $bad
         fail=1
 fi
+# One clock helper (kernel/clock.c): no other object reads a clock itself.
+clocks=$(for l in "${layers[@]}"; do
+                nm -A -u "$lib/$l/libmemoptimizer-$l.a" 2>/dev/null |
+                        sed -n 's|^.*/\([^/]*\.o\): *U clock_gettime$|\1|p'
+        done | sort -u | tr '\n' ' ')
+if [ "$clocks" != "clock.c.o " ]; then
+        echo "FAIL: objects other than kernel/clock.c read the clock: $clocks"
+        fail=1
+fi
 for l in "${layers[@]}"; do
         [ -n "$(defined "$l")" ] || { echo "FAIL: no symbols in $lib/$l/libmemoptimizer-$l.a"; fail=1; }
 done

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "config.h"
 #include "recorder.h"
 #include "sample-read.h"
@@ -76,18 +77,11 @@ static int record_args(int argc, char **argv, struct record_opts *o)
         return -1;
 }
 
-static double now_mono(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Sleep until `until` (monotonic seconds); true when a stop signal came. */
 static bool wait_or_signal(const sigset_t *stop, double until)
 {
         for (;;) {
-                double left = until - now_mono();
+                double left = until - clock_secs(CLOCK_MONOTONIC);
                 if (left <= 0)
                         return false;
                 struct timespec ts = { .tv_sec = (time_t)left,
@@ -109,7 +103,7 @@ static int record_loop(struct recorder *rec, const struct record_opts *o, const 
                 return 2;
         }
         struct sample s = { 0 };
-        double t0 = now_mono();
+        double t0 = clock_secs(CLOCK_MONOTONIC);
         unsigned long n = 0, failed = 0;
         int status = 0;
         for (unsigned long k = 0; ; k++) {

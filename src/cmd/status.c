@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <time.h>
 
+#include "clock.h"
 #include "fileio.h"
 #include "publish-format.h"
 #include "sample-read.h"
@@ -97,9 +98,7 @@ static int read_daemon(struct status_report *r, const char *state_dir)
 int status_report_read(struct status_report *r, const char *root, const char *state_dir,
                        const struct config *cfg)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        *r = (struct status_report){ .time = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 };
+        *r = (struct status_report){ .time = clock_secs(CLOCK_REALTIME) };
         struct sample_reader *rd;
         int e = sample_reader_new(&rd, root);
         if (e >= 0) {

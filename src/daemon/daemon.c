@@ -14,6 +14,7 @@
 #include <systemd/sd-event.h>
 
 #include "actuate.h"
+#include "clock.h"
 #include "fileio.h"
 #include "engine.h"
 #include "forecast.h"
@@ -48,13 +49,6 @@ struct daemon {
         struct recorder *rec;   /* record = FILE, NULL when not recording */
         struct publisher publisher;
 };
-
-static double now_mono(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool acting(const struct daemon *d)
 {
@@ -126,9 +120,9 @@ static void apply_wsf(struct daemon *d, struct decision *dec)
 static void apply_compaction(struct daemon *d, const struct compact_order *c)
 {
         bool all = false;
-        double t0 = now_mono();
+        double t0 = clock_secs(CLOCK_MONOTONIC);
         int r = acting(d) ? actuate_compact_node(d->opt->root, c->node, &all) : 0;
-        report_compact(d->log, c, acting(d), all, now_mono() - t0, r);
+        report_compact(d->log, c, acting(d), all, clock_secs(CLOCK_MONOTONIC) - t0, r);
         if (actuate_denied(r) && !d->monitor_only)
                 enter_monitor_only(d, r);
 }
@@ -297,7 +291,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         char err[ERR_MSG_MAX];
         struct config c;
         config_defaults(&c);
-        sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(now_mono() * 1e6));
+        sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(clock_secs(CLOCK_MONOTONIC) * 1e6));
         int r = config_load(&c, d->opt->config_path, d->opt->config_must_exist, err, sizeof(err));
         if (r < 0) {
                 log_msg(d->log, LOG_ERR, "reload refused, old configuration stays: %s", err);

@@ -13,16 +13,10 @@
 
 #include <json-c/json.h>
 
+#include "clock.h"
 #include "fileio.h"
 #include "report.h"
 #include "util.h"
-
-static double clock_secs(clockid_t id)
-{
-        struct timespec ts;
-        clock_gettime(id, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double cpu_seconds(void)
 {
