@@ -11,6 +11,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
+#include "loop.h"
 #include "record.h"
 #include "replay.h"
 #include "privilege.h"
@@ -136,11 +137,17 @@ static int parse_args(int argc, char **argv, struct cli *c)
 
 int main(int argc, char **argv)
 {
+        /* Before anything can change the sysctl: a stop signal from now on
+         * waits for the loop, which restores (loop.h). */
+        struct loop_signals signals;
+        loop_signals_take(&signals);
         /* Subcommands with options of their own. */
         if (argc > 1 && strcmp(argv[1], "record") == 0)
                 return record_main(argc - 1, argv + 1);
-        if (argc > 1 && strcmp(argv[1], "replay") == 0)
+        if (argc > 1 && strcmp(argv[1], "replay") == 0) {
+                loop_signals_give_back(&signals);
                 return replay_main(argc - 1, argv + 1);
+        }
         const char *rt = getenv("RUNTIME_DIRECTORY");   /* set by systemd's RuntimeDirectory= */
         struct cli c = { .opt = {
                 .config_path = CONFIG_DEFAULT_PATH, .root = "",
@@ -149,6 +156,8 @@ int main(int argc, char **argv)
         int r = parse_args(argc, argv, &c);
         if (r >= 0)
                 return r;
+        if (c.status)
+                loop_signals_give_back(&signals);
 
         /* Nothing memoptimizer does needs a capability (see privilege.h). */
         r = privilege_drop();

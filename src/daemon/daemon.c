@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "engine.h"
 #include "forecast.h"
+#include "loop.h"
 #include "policy.h"
 #include "publish.h"
 #include "recorder.h"
@@ -228,9 +229,10 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct daemon *d = userdata;
         (void)usec;
-        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * 1e6));
-        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-        int r = sample_read(d->reader, &d->sample);
+        int r = loop_timer_next(s, d->cfg.interval);
+        if (r < 0)
+                return sd_event_exit(sd_event_source_get_event(s), r);
+        r = sample_read(d->reader, &d->sample);
         if (r < 0) {
                 sample_failed(d, r);
                 return 0;
@@ -444,17 +446,7 @@ static int start(struct daemon *d, sd_event *e)
                 }
                 enter_monitor_only(d, r);
         }
-        sigset_t ss;
-        sigemptyset(&ss);
-        sigaddset(&ss, SIGTERM);
-        sigaddset(&ss, SIGINT);
-        sigaddset(&ss, SIGHUP);
-        sigprocmask(SIG_BLOCK, &ss, NULL);
-        if ((r = sd_event_add_signal(e, NULL, SIGTERM, on_stop, d)) < 0 ||
-            (r = sd_event_add_signal(e, NULL, SIGINT, on_stop, d)) < 0 ||
-            (r = sd_event_add_signal(e, NULL, SIGHUP, on_reload, d)) < 0 ||
-            (r = sd_event_add_time_relative(e, &d->timer, CLOCK_MONOTONIC, 0, 1000, on_tick, d)) < 0 ||
-            (r = sd_event_source_set_enabled(d->timer, SD_EVENT_ON)) < 0 ||
+        if ((r = loop_timer_add(e, &d->timer, on_tick, d)) < 0 ||
             (r = sd_event_set_watchdog(e, true)) < 0) {
                 log_msg(d->log, LOG_ERR, "cannot set up the event loop: %s", strerror(-r));
                 return r;
@@ -467,8 +459,10 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
         struct daemon d = { .opt = opt, .cfg = *cfg, .log = log, .lock_fd = -1 };
         publish_init(&d.publisher);
         sd_event *e = NULL;
-        int r = sd_event_new(&e);
-        if (r >= 0)
+        int r = loop_new(&e, on_stop, on_reload, &d);
+        if (r < 0)
+                log_msg(log, LOG_ERR, "cannot set up the event loop: %s", strerror(-r));
+        else
                 r = start(&d, e);
         if (r >= 0) {
                 r = sd_event_loop(e);
