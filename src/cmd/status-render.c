@@ -239,7 +239,7 @@ void status_report_text(FILE *out, const struct status_report *r)
         else if (r->baseline_source == BASELINE_UNCHANGED)
                 fprintf(out, "baseline: %ld (the daemon has not changed it)\n", r->baseline);
         else
-                fprintf(out, "baseline: unknown (state file: %s)\n", r->baseline_error);
+                fprintf(out, "baseline: unknown (the state file %s)\n", r->baseline_error);
         for (size_t i = 0; i < r->s.nr_zones; i++)
                 text_zone(out, r, &r->s.zones[i]);
         fprintf(out, "MemAvailable: %llu pages; file LRU %llu pages; stalls since boot: allocstall %llu, compact_stall %llu\n",

@@ -113,7 +113,7 @@ int status_report_read(struct status_report *r, const char *root, const char *st
         if (e == -ENOENT)
                 r->baseline = r->s.wsf;
         else if (e < 0)
-                snprintf(r->baseline_error, sizeof(r->baseline_error), "%s", strerror(-e));
+                snprintf(r->baseline_error, sizeof(r->baseline_error), "%s", state_strerror(e));
         r->max_order = resolve_max_order(root, cfg->compaction_max_order, r->s.nr_orders);
         e = read_daemon(r, state_dir);
         if (e < 0)

@@ -390,8 +390,8 @@ static long baseline_from_state(struct daemon *d, long now)
         if (r == -ENOENT)
                 return now;
         if (r < 0) {
-                log_msg(d->log, LOG_WARNING, "ignoring unreadable state file in %s: %s",
-                        d->opt->state_dir, strerror(-r));
+                log_msg(d->log, LOG_WARNING, "the state file %s/" STATE_FILE " %s; ignoring it",
+                        d->opt->state_dir, state_strerror(r));
         } else if (written == now) {
                 log_msg(d->log, LOG_NOTICE,
                         "a previous instance left vm.watermark_scale_factor at %ld; its baseline %ld will be restored",
