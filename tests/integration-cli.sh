@@ -7,7 +7,12 @@
 #     lock (it restores by itself when it stops), and acts once the daemon
 #     is gone, as ExecStopPost= runs it;
 #  3. a state file that is a directory, a symbolic link, out of range or
-#     garbled is not acted on, and restore says which it is.
+#     garbled is not acted on, and restore says which it is;
+#  4. traces: a symbolic link planted where --record or record -o points
+#     (as another user, in a directory everyone may write) is not followed,
+#     its target keeps its content; a relative --record is refused; a
+#     second daemon on the same trace is refused while the first goes on;
+#     a restarted daemon moves its earlier trace to FILE.1.
 # The state files planted here record the value in force as both baseline
 # and written value, so that even a wrong restore writes nothing new.
 set -euo pipefail
@@ -21,14 +26,20 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; for f in "$tmp/err" "$tmp/log"; do [ -f "$f" ] && cat "$f"; done; exit 1; }
 now=$(cat "$wsf")
 plant() { mkdir -p "$run"; printf 'baseline=%s\nwritten=%s\npid=1\n' "$now" "$now" > "$run/state"; }
-expect() {      # STATUS MESSAGE COMMAND...: exit status and a line of stderr
+expect() {      # STATUS MESSAGE COMMAND...: exit status (within 10 s) and a line of stderr
         local want=$1 msg=$2 status=0
         shift 2
-        RUNTIME_DIRECTORY=$run "$@" > "$tmp/out" 2> "$tmp/err" || status=$?
+        RUNTIME_DIRECTORY=$run timeout 10 "$@" > "$tmp/out" 2> "$tmp/err" || status=$?
         [ "$status" -eq "$want" ] || fail "'${*:2}' exited $status, want $want"
         grep -qF -- "$msg" "$tmp/err" || fail "'${*:2}' did not say '$msg'"
 }
 printf 'interval = 100ms\nwindow = 3\n' > "$tmp/conf"
+lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+wait_for() {    # COMMAND...: until it succeeds (10 s)
+        for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done
+        fail "waited 10 s for: $*"
+}
+has_lines() { [ "$(lines "$1")" -ge "$2" ]; }
 
 # --- 1. the grammar: the command first
 plant
@@ -53,8 +64,7 @@ printf 'interval = 100ms\nwindow = 3\nmax_wsf = 1\ncompaction = no\nlog_level = 
 rm -f "$run/state"
 RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/acting.conf" 2> "$tmp/log" &
 pid=$!
-for _ in $(seq 200); do grep -q 'debug: sample 2:' "$tmp/log" && break; sleep 0.05; done
-grep -q 'debug: sample 2:' "$tmp/log" || fail "the daemon did not start sampling"
+wait_for grep -q 'debug: sample 2:' "$tmp/log"
 plant
 expect 1 "a daemon is running (it holds $run/lock)" "$bin" restore
 [ -f "$run/state" ] || fail "restore removed the state file of a running daemon"
@@ -87,4 +97,40 @@ done
 printf 'baseline=%s\nbaseline=%s\nwritten=%s\n' "$now" "$now" "$now" > "$run/state"
 expect 1 "state file $run/state is not in the format memoptimizer writes; removed it" "$bin" restore
 [ ! -e "$run/state" ] || fail "the corrupt state file was not removed"
+echo "ok: state files refused for what they are"
+
+# --- 4. traces
+mkdir -m 1777 "$tmp/pub"
+printf 'root only\n' > "$tmp/secret"
+chmod 600 "$tmp/secret"
+as_other=()
+[ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null && chmod 755 "$tmp" &&
+        as_other=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+"${as_other[@]}" ln -s "$tmp/secret" "$tmp/pub/t.jsonl"
+expect 2 "record: cannot write $tmp/pub/t.jsonl: it is a symbolic link, which is not followed" \
+        "$bin" --config "$tmp/conf" --dry-run --record "$tmp/pub/t.jsonl"
+expect 1 "cannot write $tmp/pub/t.jsonl: it exists; not overwriting it" "$bin" record -o "$tmp/pub/t.jsonl" --duration 1s
+[ "$(cat "$tmp/secret")" = "root only" ] || fail "the link's target was written"
+expect 1 "invalid --record 'pub/t.jsonl'; an absolute file name" "$bin" --config "$tmp/conf" --dry-run --record pub/t.jsonl
+trace=$tmp/trace.jsonl
+RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run --record "$trace" 2> "$tmp/log" &
+pid=$!
+wait_for has_lines "$trace" 3
+expect 2 "cannot write $trace: another memoptimizer is writing it" "$bin" --config "$tmp/conf" --dry-run --record "$trace"
+wait_for has_lines "$trace" $(($(lines "$trace") + 3))     # the first one goes on
+[ ! -e "$trace.1" ] || fail "the second daemon moved the first one's trace"
+kill -TERM "$pid"
+wait "$pid" || fail "the first daemon exited $?"
+pid=
+earlier=$(lines "$trace")
+RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run --record "$trace" 2> "$tmp/log" &
+pid=$!
+wait_for test -e "$trace.1"
+wait_for has_lines "$trace" 3
+kill -TERM "$pid"
+wait "$pid" || true
+pid=
+grep -q "the trace an earlier run left in $trace is now $trace.1" "$tmp/log" || fail "no word of the earlier trace"
+[ "$(lines "$trace.1")" -eq "$earlier" ] || fail "$trace.1 is not the earlier trace"
+"$bin" replay "$trace" -c "$tmp/conf" > /dev/null || fail "the restarted daemon's trace does not replay"
 echo "PASS"

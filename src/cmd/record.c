@@ -146,7 +146,7 @@ int record_main(int argc, char **argv)
          * takes them between samples: the last line is always complete. */
         char err[ERR_MSG_MAX];
         struct record_run x = { .interval = o.interval, .duration = o.duration };
-        if (recorder_open(&x.rec, o.output, "", "record", o.interval, 0, err, sizeof(err)) < 0) {
+        if (recorder_open(&x.rec, o.output, "", "record", o.interval, 0, false, err, sizeof(err)) < 0) {
                 fprintf(stderr, "memoptimizer record: %s\n", err);
                 return 1;
         }

@@ -170,12 +170,16 @@ static int record_start(struct daemon *d)
         if (!d->cfg.record[0])
                 return 0;
         int r = recorder_open(&d->rec, d->cfg.record, d->opt->root, "daemon", d->cfg.interval,
-                              d->cfg.record_max_size, err, sizeof(err));
-        if (r < 0)
+                              d->cfg.record_max_size, true, err, sizeof(err));
+        if (r < 0) {
                 log_msg(d->log, LOG_ERR, "record: %s", err);
-        else
-                log_msg(d->log, LOG_INFO, "recording a trace to %s", d->cfg.record);
-        return r;
+                return r;
+        }
+        log_msg(d->log, LOG_INFO, "recording a trace to %s", d->cfg.record);
+        if (r == 1)
+                log_msg(d->log, LOG_INFO, "the trace an earlier run left in %s is now %s.1", d->cfg.record,
+                        d->cfg.record);
+        return 0;
 }
 
 /* A failed write stops the recording, not the daemon. */
@@ -186,7 +190,7 @@ static void record_check(struct daemon *d, int r, const char *why)
                         recorder_path(d->rec));
         if (r >= 0)
                 return;
-        log_msg(d->log, LOG_ERR, "stopped recording to %s: %s", recorder_path(d->rec), strerror(-r));
+        log_msg(d->log, LOG_ERR, "stopped recording to %s: %s", recorder_path(d->rec), recorder_strerror(r));
         recorder_close(d->rec);
         d->rec = NULL;
 }

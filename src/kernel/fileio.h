@@ -31,3 +31,24 @@ int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode);
  * get the newest state and nothing more. Returns 0 or a negative errno. */
 int write_file_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode,
                       bool durable);
+
+/* Files written by root into places others may share (a trace named by the
+ * configuration), so never through a planted symbolic link, never another's
+ * file. */
+
+/* Create path anew, `mode` whatever the umask: an existing file (-EEXIST)
+ * or symbolic link (-EEXIST, not followed) is never opened. Takes an
+ * exclusive flock(2) on it at once. Returns the write-only fd. */
+int file_create_locked(const char *path, mode_t mode);
+
+/* Open an existing path that this process may treat as its own and take
+ * its exclusive flock(2) without waiting. Returns a read-only fd, or
+ * -ENOENT; -ELOOP: a symbolic link (not followed); -EISDIR; -EINVAL: not a
+ * regular file; -EPERM: another user's; -EMLINK: it has other hard links;
+ * -EWOULDBLOCK: another process holds its lock; -EAGAIN: it was replaced
+ * while being opened. */
+int file_lock_own(const char *path);
+
+/* 0 when path (not followed) is still the file open as fd; -ESTALE when
+ * something else is there now. */
+int file_same(const char *path, int fd);
