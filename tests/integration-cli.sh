@@ -12,7 +12,11 @@
 #     (as another user, in a directory everyone may write) is not followed,
 #     its target keeps its content; a relative --record is refused; a
 #     second daemon on the same trace is refused while the first goes on;
-#     a restarted daemon moves its earlier trace to FILE.1.
+#     a restarted daemon moves its earlier trace to FILE.1;
+#  5. the daemon's locks are its own: live.lock is 0600, so another user
+#     (nobody, when we are root) cannot hold it to stop the publishing;
+#     status, as that user, still tells running from killed; an acting
+#     daemon refuses a runtime directory others can write.
 # The state files planted here record the value in force as both baseline
 # and written value, so that even a wrong restore writes nothing new.
 set -euo pipefail
@@ -133,4 +137,35 @@ pid=
 grep -q "the trace an earlier run left in $trace is now $trace.1" "$tmp/log" || fail "no word of the earlier trace"
 [ "$(lines "$trace.1")" -eq "$earlier" ] || fail "$trace.1 is not the earlier trace"
 "$bin" replay "$trace" -c "$tmp/conf" > /dev/null || fail "the restarted daemon's trace does not replay"
-echo "PASS"
+echo "ok: traces never follow a link, one writer each"
+
+# --- 5. the daemon's locks
+expect 2 "$tmp/pub is owned by neither root nor this user, or others can write it" \
+        env RUNTIME_DIRECTORY="$tmp/pub" "$bin" --config "$tmp/acting.conf"
+rm -rf "$run"
+RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
+pid=$!
+wait_for test -e "$run/live.json"
+[ "$(stat -c %a "$run/live.lock")" = 600 ] || fail "live.lock has mode $(stat -c %a "$run/live.lock")"
+kill -TERM "$pid"
+wait "$pid" || fail "the daemon exited $?"
+pid=
+holder=
+if [ ${#as_other[@]} -gt 0 ]; then
+        # what a local user did: hold live.lock so no daemon publishes
+        "${as_other[@]}" flock -n "$run/live.lock" sleep 30 2> /dev/null &
+        holder=$!
+fi
+RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
+pid=$!
+wait_for test -e "$run/live.json"
+RUNTIME_DIRECTORY=$run "${as_other[@]}" "$bin" status --json > "$tmp/out" || fail "status as another user"
+grep -q '"state": "running"' "$tmp/out" || fail "status as another user: $(grep '"detail"' "$tmp/out")"
+kill -KILL "$pid"
+wait "$pid" 2> /dev/null || true
+pid=
+if [ -n "$holder" ]; then kill "$holder" 2> /dev/null || true; wait "$holder" 2> /dev/null || true; fi
+RUNTIME_DIRECTORY=$run "${as_other[@]}" "$bin" status --json > "$tmp/out" || fail "status as another user"
+grep -q '"state": "not-running"' "$tmp/out" && grep -q 'has exited without removing it' "$tmp/out" ||
+        fail "status after SIGKILL: $(grep '"detail"' "$tmp/out")"
+echo "PASS${as_other[*]:+ (the other user: nobody)}"

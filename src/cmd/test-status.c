@@ -6,6 +6,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -24,8 +28,10 @@ static void kernel_tree(const struct fixture *x, char *root, size_t size)
         assert_int_equal(fixture_tree(root, "x86-2node", 42), 0);
 }
 
+static int exited_pid(void);
+
 /* A fixture kernel: the text and the JSON show the same numbers, and the
- * daemon's state follows live.json and its lock. */
+ * daemon's state follows live.json and the process that wrote it. */
 static void status_report(void **state)
 {
         struct fixture *x = *state;
@@ -89,14 +95,69 @@ static void status_report(void **state)
         assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_STALE);
         status_report_free(&r);
-        /* the lock released (the daemon killed) with the file left: not running */
-        close(p.lock_fd);
-        p.lock_fd = -1;
+        /* the daemon killed with the file left (its pid gone, or another
+         * process's now): not running; status takes no lock to know */
+        json_object_object_add(o, "updated", json_object_new_double(r.time - 1));
+        json_object_object_add(o, "pid", json_object_new_int(exited_pid()));
+        assert_int_equal(json_object_to_file(live_path, o), 0);
         assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_NOT_RUNNING);
         assert_non_null(strstr(r.daemon_detail, "has exited"));
         status_report_free(&r);
+        json_object *ticks = NULL;
+        assert_true(json_object_object_get_ex(o, "pid_start_ticks", &ticks) && ticks);
+        json_object_object_add(o, "pid", json_object_new_int(getpid()));
+        json_object_object_add(o, "pid_start_ticks", json_object_new_int64(json_object_get_int64(ticks) + 1));
+        assert_int_equal(json_object_to_file(live_path, o), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(r.daemon, DAEMON_NOT_RUNNING);
+        status_report_free(&r);
         json_object_put(o);
+        close(p.lock_fd);
+}
+
+/* The pid of a process that has exited and been reaped. */
+static int exited_pid(void)
+{
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0)
+                _exit(0);
+        assert_int_equal(waitpid(child, NULL, 0), child);
+        return child;
+}
+
+/* The daemon's locks are its own: live.lock is 0600, so no other user can
+ * open it to hold it and stop the publishing. */
+static void live_lock_is_private(void **state)
+{
+        struct fixture *x = *state;
+        struct publisher p;
+        publish_init(&p);
+        mode_t old = umask(0);
+        publish_cycle(&p, &x->in);
+        umask(old);
+        char path[128];
+        snprintf(path, sizeof(path), "%s/" LIVE_LOCK, x->dir);
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+        publish_stop(&p, x->dir);
+        /* an older version's 0644 lock is replaced, not reused: whoever
+         * opened it then and holds its lock does not stop the publishing */
+        assert_int_equal(chmod(path, 0644), 0);
+        int held = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(held >= 0);
+        assert_int_equal(flock(held, LOCK_EX | LOCK_NB), 0);
+        publish_init(&p);
+        publish_cycle(&p, &x->in);
+        assert_true(p.lock_fd >= 0);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+        snprintf(path, sizeof(path), "%s/" LIVE_FILE, x->dir);
+        assert_int_equal(access(path, F_OK), 0);
+        publish_stop(&p, x->dir);
+        close(held);
 }
 
 static void *report_json(void *r) { return status_report_json(r); }
@@ -125,6 +186,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(status_report, setup, teardown),
                 cmocka_unit_test_setup_teardown(json_dropped_when_out_of_memory, setup, teardown),
+                cmocka_unit_test_setup_teardown(live_lock_is_private, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -430,6 +430,11 @@ static int start(struct daemon *d, sd_event *e)
                                 d->opt->state_dir);
                         return -EBUSY;
                 }
+                if (dir_is_safe(d->opt->state_dir) == -EPERM) {
+                        log_msg(d->log, LOG_ERR, "%s is owned by neither root nor this user, or others can write it: not keeping a state file or locks there",
+                                d->opt->state_dir);
+                        return -EPERM;
+                }
                 if (d->lock_fd < 0)     /* not root: monitor-only follows */
                         log_msg(d->log, LOG_DEBUG, "no instance lock in %s: %s", d->opt->state_dir, strerror(-d->lock_fd));
         }

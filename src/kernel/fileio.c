@@ -87,6 +87,16 @@ static int mode_and_lock(int fd, mode_t mode)
         return fd;
 }
 
+int dir_is_safe(const char *dir)
+{
+        struct stat st;
+        if (stat(dir, &st) < 0)
+                return -errno;
+        if (!S_ISDIR(st.st_mode))
+                return -ENOTDIR;
+        return (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)) ? -EPERM : 0;
+}
+
 int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode)
 {
         char path[PATH_MAX];
@@ -94,7 +104,21 @@ int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode)
                 return -ENAMETOOLONG;
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
-        return mode_and_lock(open(path, open_flags | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode), mode);
+        int r = dir_is_safe(dir);
+        if (r < 0)
+                return r;
+        int fd = open(path, open_flags | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode);
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_uid != geteuid() || (st.st_mode & 07777 & ~mode))) {
+                /* Another user's, or looser than `mode` (an older version's
+                 * 0644): whoever opened it then may hold it open still and
+                 * take the lock, so a new file replaces it. */
+                close(fd);
+                if (unlink(path) < 0)
+                        return -errno;
+                fd = open(path, open_flags | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+        }
+        return mode_and_lock(fd, mode);
 }
 
 int write_file_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode,

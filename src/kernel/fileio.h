@@ -19,9 +19,17 @@ ssize_t read_file_at(const char *root, const char *path, char **buf, size_t *siz
 /* Read a single integer from a sysctl-like file at root + path. */
 int read_long_at(const char *root, const char *path, long *out);
 
+/* 0 when dir is a directory owned by root or by this process's user that
+ * neither its group nor others can write: nobody else can put a file in
+ * it or take one away. -EPERM when not; -ENOTDIR; -ENOENT. */
+int dir_is_safe(const char *dir);
+
 /* Take an exclusive flock(2) on dir/name without waiting, creating dir
- * (0755) and the file (`mode`) as needed. Returns the fd to keep open, or a
- * negative errno: -EWOULDBLOCK when another process holds it. */
+ * (0755) and the file (`mode`, whatever the umask) as needed. dir must be
+ * safe (dir_is_safe()); a lock file of another user's or with a looser
+ * mode is replaced by a new one. Returns the fd to keep open, or a
+ * negative errno: -EWOULDBLOCK when another process holds it, -EPERM when
+ * dir is not safe. */
 int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode);
 
 /* Replace dir/name with `len` bytes of data, atomically for readers: written

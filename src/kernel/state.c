@@ -10,6 +10,7 @@
 
 #include "actuate.h"
 #include "fileio.h"
+#include "process.h"
 #include "util.h"
 
 int state_save(const char *dir, long baseline, long written)
@@ -25,10 +26,8 @@ int state_save(const char *dir, long baseline, long written)
         return write_file_atomic(dir, STATE_FILE, text, (size_t)n, 0644, true);
 }
 
-/* Bounds of what a state file may hold: at most this long, a pid at most
- * the kernel's PID_MAX_LIMIT. */
+/* A state file is at most this long. */
 #define STATE_SIZE_MAX 256
-#define STATE_PID_MAX 4194304L
 
 struct state_values {
         long baseline, written;         /* WSF_MIN..WSF_MAX_ANY_KERNEL */
@@ -73,7 +72,7 @@ static int parse_line(char *line, struct state_values *s, unsigned *seen)
                         return -EBADMSG;        /* twice */
                 *seen |= 1u << k;
                 long v;
-                int r = k == 2 ? parse_long(eq + 1, 1, STATE_PID_MAX, &v) :
+                int r = k == 2 ? parse_long(eq + 1, 1, PROCESS_PID_MAX, &v) :
                                  parse_long(eq + 1, WSF_MIN, WSF_MAX_ANY_KERNEL, &v);
                 if (r == -ERANGE && k < 2)
                         return -ERANGE;
