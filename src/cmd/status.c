@@ -12,6 +12,7 @@
 #include "sample-read.h"
 #include "process.h"
 #include "state.h"
+#include "status-live.h"
 #include "status-render.h"
 #include "thp.h"
 #include "util.h"
@@ -62,7 +63,7 @@ static void not_running(struct status_report *r)
  * stopped writing (hung, or stopped with SIGSTOP); not running otherwise. */
 static int read_daemon(struct status_report *r, const char *state_dir)
 {
-        char path[PATH_MAX];
+        char path[PATH_MAX], why[160];
         const size_t size = sizeof(r->daemon_detail);
         snprintf(path, sizeof(path), "%s/" LIVE_FILE, state_dir);
         r->age = NAN;
@@ -78,6 +79,8 @@ static int read_daemon(struct status_report *r, const char *state_dir)
         else if (version != LIVE_SCHEMA_VERSION)
                 snprintf(r->daemon_detail, size, LIVE_FILE " has schema_version %.6g; this status reads %d", version,
                          LIVE_SCHEMA_VERSION);
+        else if (live_check(r->live, r->time, why, sizeof(why)) < 0)
+                snprintf(r->daemon_detail, size, LIVE_FILE " is not what a daemon writes: %s", why);
         else
                 usable = true;
         if (!usable) {

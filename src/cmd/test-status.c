@@ -181,12 +181,73 @@ static void json_dropped_when_out_of_memory(void **state)
         publish_stop(&p, x->dir);
 }
 
+/* What status computes from or prints of live.json is checked first: an
+ * absurd value makes it "not running" with the field named, never a
+ * 300-digit age or a garbled line. */
+static void absurd_live_json(void **state)
+{
+        struct fixture *x = *state;
+        char root[128], live_path[128];
+        kernel_tree(x, root, sizeof(root));
+        snprintf(live_path, sizeof(live_path), "%s/" LIVE_FILE, x->dir);
+        struct publisher p;
+        publish_init(&p);
+        publish_cycle(&p, &x->in);
+        json_object *good = json_object_from_file(live_path);
+        assert_non_null(good);
+        static const struct {
+                const char *key, *json, *why;
+        } cases[] = {
+                { "updated", "1e308", "updated is 1e+308, not within" },
+                { "updated", "-5", "updated is -5, not within" },
+                { "updated", "\"soon\"", "updated is not a number" },
+                { "started", "1e308", "started is 1e+308" },
+                { "pid", "-1", "pid is -1, not within 1..4194304" },
+                { "pid", "99999999999", "pid is 99999999999" },
+                { "pid", "1.5", "pid is not an integer" },
+                { "mode", "\"root\"", "mode is not a value the daemon writes" },
+                { "interval_seconds", "1e308", "interval_seconds is 1e+308" },
+                { "heartbeat_seconds", "0", "heartbeat_seconds is 0" },
+                { "counters", "{\"samples\": -3}", "samples is -3" },
+                { "counters", "{\"samples\": 1e308}", "samples is not an integer" },
+                { "watermark_scale_factor", "{\"decided\": 100000, \"baseline\": 10}", "decided is 100000" },
+                { "recent_decisions", "[{\"time\": 1e308}]", "time is 1e+308" },
+                { "recent_decisions", "[3]", "recent_decisions[] is not an object" },
+                { "forecast", "{\"zones\": [{\"node\": -7}], \"nodes\": []}", "node is -7" },
+                { "forecast", "[]", "forecast is not an object" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                json_object *o = json_tokener_parse(json_object_to_json_string(good));
+                json_object_object_add(o, cases[i].key, json_tokener_parse(cases[i].json));
+                assert_int_equal(json_object_to_file(live_path, o), 0);
+                json_object_put(o);
+                struct status_report r;
+                assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+                if (r.daemon != DAEMON_NOT_RUNNING || !strstr(r.daemon_detail, cases[i].why))
+                        fail_msg("%s = %s: %s", cases[i].key, cases[i].json, r.daemon_detail);
+                assert_null(r.live);
+                char *text = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&text, &len);
+                status_report_text(f, &r);
+                fclose(f);
+                /* no absurdly long number: nothing the file said was printed */
+                for (const char *c = text; *c; c++)
+                        assert_true(strspn(c, "0123456789") < 24);
+                free(text);
+                status_report_free(&r);
+        }
+        json_object_put(good);
+        publish_stop(&p, x->dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(status_report, setup, teardown),
                 cmocka_unit_test_setup_teardown(json_dropped_when_out_of_memory, setup, teardown),
                 cmocka_unit_test_setup_teardown(live_lock_is_private, setup, teardown),
+                cmocka_unit_test_setup_teardown(absurd_live_json, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
