@@ -190,7 +190,9 @@ static void record_check(struct daemon *d, int r, const char *why)
                         recorder_path(d->rec));
         if (r >= 0)
                 return;
-        log_msg(d->log, LOG_ERR, "stopped recording to %s: %s", recorder_path(d->rec), recorder_strerror(r));
+        char text[ERR_MSG_MAX];
+        recorder_strerror(text, sizeof(text), recorder_path(d->rec), r);
+        log_msg(d->log, LOG_ERR, "stopped recording: %s", text);
         recorder_close(d->rec);
         d->rec = NULL;
 }

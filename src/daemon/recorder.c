@@ -115,28 +115,30 @@ static void recorder_free(struct recorder *r)
         free(r);
 }
 
-const char *recorder_strerror(int err)
+/* Why the file at path is refused, as the words after its name; NULL for
+ * an error of the system (no space, no such directory). */
+static const char *refusal(int err)
 {
         switch (err) {
         case -EEXIST:
-                return "it exists; not overwriting it (remove it or name another file)";
-        case -ELOOP:
-                return "it is a symbolic link, which is not followed";
-        case -EISDIR:
-                return "it is a directory";
-        case -EINVAL:
-                return "it is not a regular file";
+                return "exists; not overwriting it (remove it or name another file)";
         case -EPERM:
-                return "it belongs to another user";
-        case -EMLINK:
-                return "it has other hard links";
+                return "belongs to another user";
         case -EWOULDBLOCK:
-                return "another memoptimizer is writing it";
+                return "is being written by another memoptimizer";
         case -ESTALE:
-                return "another file was put in its place";
+                return "was replaced by another file";
         default:
-                return strerror(-err);
+                return file_strerror(err);
         }
+}
+
+void recorder_strerror(char *buf, size_t size, const char *path, int err)
+{
+        if (refusal(err))
+                snprintf(buf, size, "%s %s", path, refusal(err));
+        else
+                snprintf(buf, size, "cannot write %s: %s", path, strerror(-err));
 }
 
 int recorder_open(struct recorder **out, const char *path, const char *root, const char *source,
@@ -164,7 +166,7 @@ int recorder_open(struct recorder **out, const char *path, const char *root, con
                 }
         }
         if (e < 0) {
-                snprintf(err, errsz, "cannot write %s: %s", r->path, recorder_strerror(e));
+                recorder_strerror(err, errsz, r->path, e);
                 recorder_free(r);
                 return e;
         }

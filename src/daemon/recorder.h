@@ -37,5 +37,6 @@ int recorder_decision(struct recorder *r, double time, const struct decision *d,
 /* Close (and free); returns the error of the final flush, if any. */
 int recorder_close(struct recorder *r);
 const char *recorder_path(const struct recorder *r);
-/* A recorder's negative errno in words ("it is a symbolic link, ..."). */
-const char *recorder_strerror(int err);
+/* A recorder's negative errno in words: "PATH is a symbolic link, which
+ * is not followed", "cannot write PATH: No space left on device". */
+void recorder_strerror(char *buf, size_t size, const char *path, int err);

@@ -153,7 +153,7 @@ static void refused(const struct dir *d, bool take_over, int want, const char *w
         char err[ERR_MSG_MAX], msg[ERR_MSG_MAX];
         assert_int_equal(recorder_open(&rec, d->trace, "", take_over ? "daemon" : "record", 1.0, 0, take_over,
                                        err, sizeof(err)), want);
-        snprintf(msg, sizeof(msg), "cannot write %s: %s", d->trace, why);
+        snprintf(msg, sizeof(msg), "%s %s", d->trace, why);
         assert_string_equal(err, msg);
 }
 
@@ -163,14 +163,14 @@ static void trace_never_follows_a_link(void **state)
 {
         struct dir *d = *state;
         sh(d, "printf 'secret\n' > $D/target && chmod 600 $D/target && ln -s $D/target $D/t.jsonl");
-        refused(d, true, -ELOOP, "it is a symbolic link, which is not followed");
-        refused(d, false, -EEXIST, "it exists; not overwriting it (remove it or name another file)");
+        refused(d, true, -ELOOP, "is a symbolic link, which is not followed");
+        refused(d, false, -EEXIST, "exists; not overwriting it (remove it or name another file)");
         content_is(d->target, "secret\n");
         sh(d, "test -L $D/t.jsonl && test ! -e $D/t.jsonl.1");
         /* not through a dangling link either */
         sh(d, "rm $D/target");
-        refused(d, true, -ELOOP, "it is a symbolic link, which is not followed");
-        refused(d, false, -EEXIST, "it exists; not overwriting it (remove it or name another file)");
+        refused(d, true, -ELOOP, "is a symbolic link, which is not followed");
+        refused(d, false, -EEXIST, "exists; not overwriting it (remove it or name another file)");
         sh(d, "test ! -e $D/target");
 }
 
@@ -180,7 +180,7 @@ static void trace_existing_file(void **state)
 {
         struct dir *d = *state;
         sh(d, "printf 'earlier\n' > $D/t.jsonl");
-        refused(d, false, -EEXIST, "it exists; not overwriting it (remove it or name another file)");
+        refused(d, false, -EEXIST, "exists; not overwriting it (remove it or name another file)");
         content_is(d->trace, "earlier\n");
         struct recorder *rec;
         char err[ERR_MSG_MAX];
@@ -191,16 +191,16 @@ static void trace_existing_file(void **state)
         assert_int_equal(samples_in(d->trace, &interval), 0);  /* a new trace: its header */
         /* neither a directory nor a FIFO (which would block an open) */
         sh(d, "rm $D/t.jsonl && mkdir $D/t.jsonl");
-        refused(d, true, -EISDIR, "it is a directory");
+        refused(d, true, -EISDIR, "is a directory");
         sh(d, "rmdir $D/t.jsonl && mkfifo $D/t.jsonl");
-        refused(d, true, -EINVAL, "it is not a regular file");
+        refused(d, true, -EINVAL, "is not a regular file");
         /* nor another file's second name */
         sh(d, "rm $D/t.jsonl && printf 'other\n' > $D/target && ln $D/target $D/t.jsonl");
-        refused(d, true, -EMLINK, "it has other hard links");
+        refused(d, true, -EMLINK, "has other hard links");
         content_is(d->target, "other\n");
         if (geteuid() == 0) {
                 sh(d, "rm $D/t.jsonl && printf 'theirs\n' > $D/t.jsonl && chown nobody $D/t.jsonl");
-                refused(d, true, -EPERM, "it belongs to another user");
+                refused(d, true, -EPERM, "belongs to another user");
                 content_is(d->trace, "theirs\n");
         }
 }
@@ -215,8 +215,8 @@ static void trace_one_writer(void **state)
         assert_int_equal(recorder_open(&rec, d->trace, "", "daemon", 1.0, 0, true, err, sizeof(err)), 0);
         struct sample s = make_sample(1);
         assert_int_equal(recorder_sample(rec, &s), 0);
-        refused(d, true, -EWOULDBLOCK, "another memoptimizer is writing it");
-        refused(d, false, -EEXIST, "it exists; not overwriting it (remove it or name another file)");
+        refused(d, true, -EWOULDBLOCK, "is being written by another memoptimizer");
+        refused(d, false, -EEXIST, "exists; not overwriting it (remove it or name another file)");
         s = make_sample(2);
         assert_int_equal(recorder_sample(rec, &s), 0);
         assert_int_equal(recorder_close(rec), 0);
@@ -241,7 +241,10 @@ static void rotation_never_follows_a_link(void **state)
                 r = recorder_sample(rec, &s);
         }
         assert_int_equal(r, -ESTALE);
-        assert_string_equal(recorder_strerror(r), "another file was put in its place");
+        char why[ERR_MSG_MAX], want[ERR_MSG_MAX];
+        recorder_strerror(why, sizeof(why), d->trace, r);
+        snprintf(want, sizeof(want), "%s was replaced by another file", d->trace);
+        assert_string_equal(why, want);
         recorder_close(rec);
         content_is(d->target, "secret\n");
         sh(d, "test -L $D/t.jsonl && test ! -e $D/t.jsonl.1");

@@ -201,6 +201,22 @@ int file_lock_own(const char *path)
         return fd;
 }
 
+const char *file_strerror(int err)
+{
+        switch (err) {
+        case -ELOOP:
+                return "is a symbolic link, which is not followed";
+        case -EISDIR:
+                return "is a directory";
+        case -EINVAL:
+                return "is not a regular file";
+        case -EMLINK:
+                return "has other hard links";
+        default:
+                return NULL;
+        }
+}
+
 int file_same(const char *path, int fd)
 {
         struct stat a, b;

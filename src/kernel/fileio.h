@@ -57,6 +57,11 @@ int file_create_locked(const char *path, mode_t mode);
  * while being opened. */
 int file_lock_own(const char *path);
 
+/* What file_lock_own()'s -ELOOP, -EISDIR, -EINVAL and -EMLINK say about
+ * the file, as the words after its name ("is a directory"); NULL for other
+ * errors. */
+const char *file_strerror(int err);
+
 /* 0 when path (not followed) is still the file open as fd; -ESTALE when
  * something else is there now. */
 int file_same(const char *path, int fd);

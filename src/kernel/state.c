@@ -123,12 +123,6 @@ int state_load(const char *dir, long *baseline, long *written)
 const char *state_strerror(int err)
 {
         switch (err) {
-        case -ELOOP:
-                return "is a symbolic link, which is not followed";
-        case -EISDIR:
-                return "is a directory";
-        case -EINVAL:
-                return "is not a regular file";
         case -EPERM:
                 return "is owned by neither root nor this user, or others can write it";
         case -EBADMSG:
@@ -136,7 +130,7 @@ const char *state_strerror(int err)
         case -ERANGE:
                 return "records a scale factor outside " WSF_RANGE_TEXT ", which no kernel accepts";
         default:
-                return strerror(-err);
+                return file_strerror(err) ? file_strerror(err) : strerror(-err);
         }
 }
 
