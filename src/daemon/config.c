@@ -1,7 +1,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,15 +96,68 @@ void config_defaults(struct config *c)
         };
 }
 
+/* The file's one number syntax: decimal digits, optionally a point and
+ * more digits ("0.5", never ".5", "5.", "+5", "5e-1", "0x5" or "inf",
+ * which strtod() alone would all take). Returns the length of the number
+ * at the start of s, 0 if there is none. */
+static size_t decimal_len(const char *s, bool *fraction)
+{
+        size_t n = strspn(s, "0123456789");
+        *fraction = false;
+        if (n == 0 || s[n] != '.')
+                return n;
+        size_t f = strspn(s + n + 1, "0123456789");
+        if (f == 0)
+                return 0;
+        *fraction = true;
+        return n + 1 + f;
+}
+
+/* A whole number at the start of s; *end is what follows. */
+static int scan_uint(const char *s, const char **end, uint64_t *out)
+{
+        bool fraction;
+        size_t n = decimal_len(s, &fraction);
+        if (n == 0 || fraction)
+                return -EINVAL;
+        uint64_t v = 0;
+        for (size_t i = 0; i < n; i++) {
+                unsigned d = (unsigned)(s[i] - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *out = v;
+        *end = s + n;
+        return 0;
+}
+
+/* A number with an optional fraction at the start of s; *end is what
+ * follows. */
+static int scan_real(const char *s, const char **end, double *out)
+{
+        bool fraction;
+        size_t n = decimal_len(s, &fraction);
+        char buf[48];
+        if (n == 0)
+                return -EINVAL;
+        if (n >= sizeof(buf))
+                return -ERANGE;
+        memcpy(buf, s, n);      /* strtod() of exactly the digits checked */
+        buf[n] = '\0';
+        *out = strtod(buf, NULL);
+        *end = s + n;
+        return 0;
+}
+
 int parse_duration(const char *s, double *secs)
 {
         static const struct { const char *unit; double scale; } units[] = {
                 { "ms", 1e-3 }, { "s", 1 }, { "min", 60 }, { "h", 3600 },
         };
-        char *end;
-        errno = 0;
-        double v = strtod(s, &end);
-        if (end == s || errno || !isfinite(v) || v < 0 || *s == '-' || *s == '+')
+        const char *end;
+        double v;
+        if (scan_real(s, &end, &v) < 0)
                 return -EINVAL;
         for (size_t i = 0; i < ARRAY_SIZE(units); i++)
                 if (strcmp(end, units[i].unit) == 0) {
@@ -132,13 +184,11 @@ int parse_size(const char *s, uint64_t *bytes)
         static const char units[] = "KMGT";
         if (strcmp(s, "none") == 0)
                 return *bytes = 0, 0;
-        if (*s < '0' || *s > '9')
-                return -EINVAL;
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (errno)
-                return -ERANGE;
+        const char *end;
+        uint64_t v;
+        int r = scan_uint(s, &end, &v);
+        if (r < 0)
+                return r;
         unsigned shift = 0;
         if (*end) {
                 const char *u = strchr(units, *end);
@@ -148,7 +198,7 @@ int parse_size(const char *s, uint64_t *bytes)
         }
         if (v > UINT64_MAX >> shift)
                 return -ERANGE;
-        *bytes = (uint64_t)v << shift;
+        *bytes = v << shift;
         return 0;
 }
 
@@ -167,30 +217,33 @@ static int parse_bool(const char *s, bool *out)
 
 static int parse_number(const char *s, double *out)
 {
-        char *end;
-        errno = 0;
-        double v = strtod(s, &end);
-        if (end == s || *end || errno || !isfinite(v))
-                return -EINVAL;
-        *out = v;
-        return 0;
+        const char *end;
+        int r = scan_real(s, &end, out);
+        return r < 0 ? r : *end ? -EINVAL : 0;
 }
 
 static int parse_percent(const char *s, double *out)
 {
-        size_t n = strlen(s);
-        if (n < 2 || s[n - 1] != '%')
-                return -EINVAL;
-        char buf[32];
-        if (n >= sizeof(buf))
-                return -EINVAL;
-        memcpy(buf, s, n - 1);
-        buf[n - 1] = '\0';
-        int r = parse_number(buf, out);
+        const char *end;
+        int r = scan_real(s, &end, out);
         if (r < 0)
                 return r;
+        if (strcmp(end, "%") != 0)
+                return -EINVAL;
         *out /= 100.0;
         return 0;
+}
+
+/* A whole number in [min, max]. */
+static int parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+        const char *end;
+        int r = scan_uint(s, &end, out);
+        if (r < 0)
+                return r;
+        if (*end)
+                return -EINVAL;
+        return *out < min || *out > max ? -ERANGE : 0;
 }
 
 static int parse_level(const char *s, int *out)
@@ -207,7 +260,7 @@ static int set_value(const struct key *k, const char *v, struct config *c)
 {
         char *field = (char *)c + k->offset;
         double d;
-        long l;
+        uint64_t u;
         int r;
         switch (k->type) {
         case T_DURATION:
@@ -229,15 +282,16 @@ static int set_value(const struct key *k, const char *v, struct config *c)
                         memcpy(field, &a, sizeof(a));
                         return 0;
                 }
-                if ((r = parse_long(v, (long)k->min, (long)k->max, &l)) < 0)
+                if ((r = parse_uint(v, (uint64_t)k->min, (uint64_t)k->max, &u)) < 0)
                         return r;
                 if (k->type == T_LONG) {
+                        long l = (long)u;
                         memcpy(field, &l, sizeof(l));
                 } else if (k->type == T_UINT) {
-                        unsigned u = (unsigned)l;
-                        memcpy(field, &u, sizeof(u));
+                        unsigned n = (unsigned)u;
+                        memcpy(field, &n, sizeof(n));
                 } else {
-                        int i = (int)l;
+                        int i = (int)u;
                         memcpy(field, &i, sizeof(i));
                 }
                 return 0;

@@ -60,14 +60,17 @@ int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t e
 int config_parse_buffer(struct config *c, const char *name, const char *text, size_t len,
                         char *err, size_t errsz);
 
-/* "1.5s", "200ms", "2min", "1h" -> seconds. A number without unit is an error. */
+/* "1.5s", "200ms", "2min", "1h" -> seconds. A number without unit is an
+ * error. Numbers here and in every numeric value are plain decimals:
+ * digits, optionally a point and more digits (no sign, exponent or hex). */
 int parse_duration(const char *s, double *secs);
 
 /* A sampling interval ("500ms") within CONFIG_INTERVAL_RANGE: 0, or
  * -EINVAL (malformed) / -ERANGE. */
 int config_parse_interval(const char *s, double *secs);
 
-/* "64K", "100M", "1G", "2T" (powers of 1024), plain bytes, or "none" (0). */
+/* "64K", "100M", "1G", "2T" (powers of 1024), plain bytes (decimal
+ * digits), or "none" (0). */
 int parse_size(const char *s, uint64_t *bytes);
 
 /* The engine's parameters for this configuration; writes is false in

@@ -39,7 +39,13 @@ static void durations(void **state)
         assert_float_equal(s, 120, 1e-12);
         assert_int_equal(parse_duration("1h", &s), 0);
         assert_float_equal(s, 3600, 1e-12);
-        static const char *const bad[] = { "1", "", "s", "1 s", "-1s", "1sec", "nan s", "infs", "1e400s" };
+        assert_int_equal(parse_duration("0.25s", &s), 0);
+        assert_float_equal(s, 0.25, 1e-12);
+        assert_int_equal(parse_duration("007s", &s), 0);
+        assert_float_equal(s, 7, 1e-12);
+        static const char *const bad[] = { "1", "", "s", "1 s", "-1s", "1sec", "nan s", "infs", "1e400s",
+                                           "1e3ms", "0x10s", "0x1p-1s", "+1s", " 1s", "1s ", ".5s", "5.s",
+                                           "1,5s", "nans", "1.5.5s" };
         for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
                 assert_int_equal(parse_duration(bad[i], &s), -EINVAL);
 }
@@ -123,6 +129,23 @@ static void errors_name_file_and_line(void **state)
                 { "window = 99\nfoo\n", ":1: ", "allowed: 3..64" },
                 { "metrics_dir = prom\n", ":1: ", "invalid value 'prom' for metrics_dir; allowed: an absolute path, or none" },
                 { "metrics_interval = 500ms\n", ":1: ", "allowed: 1s..10min" },
+                /* numbers are plain decimals, in every numeric value */
+                { "interval = 1e3ms\n", ":1: ", "invalid value '1e3ms' for interval" },
+                { "interval = 0x10s\n", ":1: ", "invalid value '0x10s' for interval" },
+                { "horizon = .5min\n", ":1: ", "invalid value '.5min' for horizon" },
+                { "horizon = 5.s\n", ":1: ", "invalid value '5.s' for horizon" },
+                { "window = +8\n", ":1: ", "invalid value '+8' for window" },
+                { "window = 8.0\n", ":1: ", "invalid value '8.0' for window" },
+                { "max_wsf = 0x10\n", ":1: ", "invalid value '0x10' for max_wsf" },
+                { "max_wsf = 1e3\n", ":1: ", "invalid value '1e3' for max_wsf" },
+                { "trend_min_r2 = 0x1p-1\n", ":1: ", "invalid value '0x1p-1' for trend_min_r2" },
+                { "trend_min_r2 = 5e-1\n", ":1: ", "invalid value '5e-1' for trend_min_r2" },
+                { "trend_min_r2 = +0.5\n", ":1: ", "invalid value '+0.5' for trend_min_r2" },
+                { "oom_headroom = 0x5%\n", ":1: ", "invalid value '0x5%' for oom_headroom" },
+                { "oom_headroom = 5e0%\n", ":1: ", "invalid value '5e0%' for oom_headroom" },
+                { "record_max_size = 0x10K\n", ":1: ", "invalid value '0x10K' for record_max_size" },
+                { "compaction_max_order = +4\n", ":1: ", "invalid value '+4' for compaction_max_order" },
+                { "window = 99999999999999999999999\n", ":1: ", "out-of-range value" },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
                 struct config c;
