@@ -1,6 +1,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +11,6 @@
 #include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
-
-#include <ini.h>
 
 #include "util.h"
 
@@ -44,6 +44,7 @@ static const struct key keys[] = {
         K(metrics_interval, T_DURATION, 1, 600, "1s..10min"),
 };
 #undef K
+_Static_assert(ARRAY_SIZE(keys) == CONFIG_NR_KEYS, "CONFIG_NR_KEYS is the number of keys");
 
 static const char *const levels[] = {
         [LOG_ERR] = "err", [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
@@ -322,80 +323,171 @@ static int set_value(const struct key *k, const char *v, struct config *c)
         return -EINVAL;
 }
 
-struct load_ctx {
+/* ---- the file's syntax ------------------------------------------------ */
+
+/* One file's parse; `name` stands for the file in messages. */
+struct parse {
         struct config cfg;
-        FILE *f;
-        int line;               /* line being parsed */
-        int err_line;           /* first line the handler refused */
-        char msg[256];
+        const char *name;
+        unsigned line;          /* being parsed, from 1 */
+        char *err;
+        size_t errsz;
 };
 
-/* inih reports only the line of the first error; counting lines here ties
- * the handler's message to its own line. */
-static char *read_line(char *str, int num, void *stream)
+#define QUOTE_MAX 64            /* bytes of a value or key quoted in a message */
+
+/* s[0..n) for a message: at most QUOTE_MAX bytes, then "...". */
+static const char *quote(char buf[QUOTE_MAX + 4], const char *s, size_t n)
 {
-        struct load_ctx *ctx = stream;
-        char *r = fgets(str, num, ctx->f);
-        if (r)
-                ctx->line++;
-        return r;
+        size_t k = n > QUOTE_MAX ? QUOTE_MAX : n;
+        memcpy(buf, s, k);
+        memcpy(buf + k, n > QUOTE_MAX ? "..." : "", n > QUOTE_MAX ? 4 : 1);
+        return buf;
 }
 
-static int on_key(void *user, const char *section, const char *name, const char *value)
+/* "NAME:LINE: message"; always -EINVAL. */
+__attribute__((format(printf, 2, 3)))
+static int refuse(struct parse *p, const char *fmt, ...)
 {
-        struct load_ctx *ctx = user;
-        if (ctx->err_line)
-                return 0;
-        ctx->err_line = ctx->line;
-        if (section[0]) {
-                snprintf(ctx->msg, sizeof(ctx->msg),
-                         "key '%s' is in section [%s]; memoptimizer.conf has no sections", name, section);
-                return 0;
-        }
+        va_list ap;
+        va_start(ap, fmt);
+        int n = snprintf(p->err, p->errsz, "%s:%u: ", p->name, p->line);
+        if (n >= 0 && (size_t)n < p->errsz)
+                /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive of clang 14 */
+                vsnprintf(p->err + n, p->errsz - (size_t)n, fmt, ap);
+        va_end(ap);
+        return -EINVAL;
+}
+
+static int set_key(struct parse *p, const char *key, size_t klen, const char *val, size_t vlen)
+{
+        char q[QUOTE_MAX + 4];
         for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-                if (strcmp(keys[i].name, name) != 0)
+                if (strlen(keys[i].name) != klen || memcmp(keys[i].name, key, klen) != 0)
                         continue;
-                int r = set_value(&keys[i], value, &ctx->cfg);
-                if (r == 0) {
-                        ctx->err_line = 0;
-                        return 1;
+                if (p->cfg.key_line[i])
+                        return refuse(p, "duplicate key '%s' (first set on line %u); a key is set once",
+                                      keys[i].name, p->cfg.key_line[i]);
+                char v[CONFIG_PATH_MAX];
+                int r = -ERANGE;        /* longer than any value can be */
+                if (vlen < sizeof(v)) {
+                        memcpy(v, val, vlen);
+                        v[vlen] = '\0';
+                        r = set_value(&keys[i], v, &p->cfg);
                 }
-                snprintf(ctx->msg, sizeof(ctx->msg), "%s '%s' for %s; allowed: %s%s",
-                         r == -ERANGE ? "out-of-range value" : "invalid value", value, name,
-                         keys[i].range, keys[i].type == T_DURATION ? ", with a unit (ms, s, min, h)" : "");
-                return 0;
+                if (r == 0) {
+                        p->cfg.key_line[i] = p->line;
+                        return 0;
+                }
+                return refuse(p, "%s '%s' for %s; allowed: %s%s",
+                              r == -ERANGE ? "out-of-range value" : "invalid value", quote(q, val, vlen),
+                              keys[i].name, keys[i].range,
+                              keys[i].type == T_DURATION ? ", with a unit (ms, s, min, h)" : "");
         }
-        snprintf(ctx->msg, sizeof(ctx->msg), "unknown key '%s'", name);
+        return refuse(p, "unknown key '%s'", quote(q, key, klen));
+}
+
+static bool blank(char ch)
+{
+        return ch == ' ' || ch == '\t';
+}
+
+/* Text only: a NUL would end the line early for any C string function,
+ * a control character can hide what the line says. */
+static int check_bytes(struct parse *p, const char *s, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                unsigned char ch = (unsigned char)s[i];
+                if (ch == '\0')
+                        return refuse(p, "NUL byte; a configuration file is text");
+                if (ch == '\r')
+                        return refuse(p, "carriage return (DOS line ends?); a line ends with a newline alone");
+                if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+                        return refuse(p, "control character 0x%02x; allowed: text, spaces and tabs", ch);
+        }
         return 0;
 }
 
-/* The parse shared by files and buffers: `name` is what messages call it. */
-static int parse_stream(struct config *c, const char *name, FILE *f, char *err, size_t errsz)
+/* One line, without its newline: blank, a comment (first non-blank
+ * character # or ;), or `key = value` from its first column. Everything
+ * other INI dialects read otherwise is refused rather than guessed at. */
+static int parse_line(struct parse *p, const char *s, size_t n)
 {
-        struct load_ctx ctx = { .cfg = *c, .f = f };
-        int line = ini_parse_stream(read_line, &ctx, on_key, &ctx);
-        if (line < 0) {
-                snprintf(err, errsz, "%s: cannot read", name);
-                return -EIO;
+        char q[QUOTE_MAX + 4];
+        int r = check_bytes(p, s, n);
+        if (r < 0)
+                return r;
+        size_t i = 0;
+        while (i < n && blank(s[i]))
+                i++;
+        if (i == n || s[i] == '#' || s[i] == ';')
+                return 0;
+        if (i > 0)
+                return refuse(p, "indented line; a setting starts at the beginning of its line (memoptimizer.conf has no continuation lines)");
+        if (s[0] == '[')
+                return refuse(p, "section header '%s'; memoptimizer.conf has no sections", quote(q, s, n));
+        size_t k = 0;
+        while (k < n && !blank(s[k]) && s[k] != '=' && s[k] != ':')
+                k++;
+        size_t eq = k;
+        while (eq < n && blank(s[eq]))
+                eq++;
+        if (k > 0 && eq < n && s[eq] == ':')
+                return refuse(p, "':' after the key; a setting is 'key = value'");
+        if (k == 0 || eq == n || s[eq] != '=')
+                return refuse(p, "syntax error; expected 'key = value', a comment or a blank line");
+        size_t v = eq + 1, e = n;
+        while (v < e && blank(s[v]))
+                v++;
+        while (e > v && blank(s[e - 1]))
+                e--;
+        for (size_t j = v; j < e; j++)
+                if (s[j] == '#' || s[j] == ';')
+                        return refuse(p, "'%c' in the value of %s; comments are whole lines, and a value may not contain # or ;",
+                                      s[j], quote(q, s, k));
+        return set_key(p, s, k, s + v, e - v);
+}
+
+int config_parse_buffer(struct config *c, const char *name, const char *text, size_t len,
+                        char *err, size_t errsz)
+{
+        struct parse p = { .cfg = *c, .name = name, .err = err, .errsz = errsz };
+        memset(p.cfg.key_line, 0, sizeof(p.cfg.key_line));
+        for (const char *s = text, *end = text + len; s < end; ) {
+                const char *nl = memchr(s, '\n', (size_t)(end - s));
+                size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+                p.line++;
+                int r = parse_line(&p, s, n);
+                if (r < 0)
+                        return r;
+                s += n + (nl != NULL);
         }
-        if (line > 0) {
-                bool ours = ctx.err_line == line;
-                snprintf(err, errsz, "%s:%d: %s", name, line,
-                         ours ? ctx.msg : "syntax error; expected 'key = value', a comment or a blank line");
-                return -EINVAL;
-        }
-        *c = ctx.cfg;
+        *c = p.cfg;
         return 0;
+}
+
+/* ---- the file and who can change it ------------------------------------- */
+
+static int sys_error(const char *what, char *err, size_t errsz)
+{
+        int e = errno ? errno : EIO;
+        snprintf(err, errsz, "%s: %s", what, strerror(e));
+        return -e;
+}
+
+static int not_regular(const char *path, mode_t m, char *err, size_t errsz)
+{
+        snprintf(err, errsz, "%s: %s, not a regular file", path,
+                 S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" :
+                 S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "something else");
+        return -EINVAL;
 }
 
 int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t errsz)
 {
         struct stat st;
-        if (fstat(fd, &st) < 0) {
-                int e = errno;
-                snprintf(err, errsz, "%s: %s", path, strerror(e));
-                return -e;
-        }
+        if (fstat(fd, &st) < 0)
+                return sys_error(path, err, errsz);
         if (euid != 0)
                 return 0;
         if (st.st_uid != 0) {
@@ -412,32 +504,59 @@ int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t e
         return 0;
 }
 
-int config_load(struct config *c, const char *path, bool must_exist, char *err, size_t errsz)
+/* The whole of a regular file, at most CONFIG_FILE_MAX bytes, if
+ * config_check_owner() allows it. */
+static int read_config(const char *path, char **text, size_t *len, char *err, size_t errsz)
 {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
-        if (!f) {
-                int e = errno;
-                if (e == ENOENT && !must_exist)
-                        return 0;
-                snprintf(err, errsz, "%s: %s", path, strerror(e));
-                return -e;
-        }
-        int r = config_check_owner(path, fileno(f), geteuid(), err, errsz);
+        /* O_NONBLOCK: should a FIFO have taken the file's place since the
+         * caller's stat(), the open does not wait for a writer */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return sys_error(path, err, errsz);
+        if (!S_ISREG(st.st_mode))
+                return not_regular(path, st.st_mode, err, errsz);
+        int r = config_check_owner(path, fd, geteuid(), err, errsz);
         if (r < 0)
                 return r;
-        return parse_stream(c, path, f, err, errsz);
+        _cleanup_free_ char *buf = st.st_size <= CONFIG_FILE_MAX ? malloc(CONFIG_FILE_MAX + 1) : NULL;
+        size_t n = 0;
+        ssize_t k = 1;
+        while (buf && n <= CONFIG_FILE_MAX && k != 0) {
+                k = read(fd, buf + n, CONFIG_FILE_MAX + 1 - n);
+                if (k < 0 && errno != EINTR)
+                        return sys_error(path, err, errsz);
+                n += k > 0 ? (size_t)k : 0;
+        }
+        if (st.st_size <= CONFIG_FILE_MAX && !buf)
+                return errno = ENOMEM, sys_error(path, err, errsz);
+        if (!buf || n > CONFIG_FILE_MAX) {
+                snprintf(err, errsz, "%s: longer than %d bytes; too long for a configuration file",
+                         path, CONFIG_FILE_MAX);
+                return -EFBIG;
+        }
+        *text = buf;
+        buf = NULL;
+        *len = n;
+        return 0;
 }
 
-int config_parse_buffer(struct config *c, const char *name, const char *text, size_t len,
-                        char *err, size_t errsz)
+int config_load(struct config *c, const char *path, bool must_exist, char *err, size_t errsz)
 {
-        if (len == 0)   /* fmemopen() refuses a zero size; an empty file is valid */
-                return 0;
-        _cleanup_fclose_ FILE *f = fmemopen((void *)text, len, "r");
-        if (!f) {
-                int e = errno;
-                snprintf(err, errsz, "%s: %s", name, strerror(e));
-                return -e;
+        /* stat() first: a FIFO or a device is refused without an open,
+         * which could block or have effects of its own */
+        struct stat st;
+        if (stat(path, &st) < 0) {
+                if (errno == ENOENT && !must_exist)
+                        return 0;
+                return sys_error(path, err, errsz);
         }
-        return parse_stream(c, name, f, err, errsz);
+        if (!S_ISREG(st.st_mode))
+                return not_regular(path, st.st_mode, err, errsz);
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r = read_config(path, &text, &len, err, errsz);
+        if (r < 0)
+                return r;
+        return config_parse_buffer(c, path, text, len, err, errsz);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "util.h"
 
 static char path[] = "/tmp/memoptimizer-conf-XXXXXX";
 
@@ -25,6 +26,101 @@ static int load_text(const char *text, struct config *c, char *err, size_t errsz
         fclose(f);
         config_defaults(c);
         return config_load(c, path, true, err, errsz);
+}
+
+/* One line of `n` bytes: prefix, then `fill` up to n bytes in all. */
+static char *line_of(char *buf, size_t bufsz, const char *prefix, char fill, size_t n)
+{
+        size_t p = strlen(prefix);
+        assert_true(n >= p && n < bufsz);
+        memcpy(buf, prefix, p);
+        memset(buf + p, fill, n - p);
+        buf[n] = '\0';
+        return buf;
+}
+
+/* Lines are read whole, however long: never split into two settings. The
+ * first cases are what inih, which holds 199 bytes of a line as Debian
+ * builds it, made of them. */
+static void long_lines_read_whole(void **state)
+{
+        (void)state;
+        static char text[8192], line[6000];
+        char err[ERR_MSG_MAX] = "";
+        struct config c;
+        /* a comment of 199 bytes, then more of the same line */
+        snprintf(text, sizeof(text), "%swindow = 16\n", line_of(line, sizeof(line), "#", 'x', 199));
+        assert_int_equal(load_text(text, &c, err, sizeof(err)), 0);
+        assert_int_equal(c.window, 8);
+        snprintf(text, sizeof(text), "dry_run = yes\n%sdry_run = no\n", line_of(line, sizeof(line), "#", 'x', 199));
+        assert_int_equal(load_text(text, &c, err, sizeof(err)), 0);
+        assert_true(c.dry_run);
+        /* the line after a long one has its own number */
+        snprintf(text, sizeof(text), "%s\nwindow = 99\n", line_of(line, sizeof(line), "#", 'x', 700));
+        assert_int_equal(load_text(text, &c, err, sizeof(err)), -EINVAL);
+        if (!strstr(err, ":2: out-of-range value '99' for window"))
+                fail_msg("got '%s'", err);
+        /* a long value is read whole: an absolute file name of 300 bytes */
+        snprintf(text, sizeof(text), "record = %s\n", line_of(line, sizeof(line), "/", 'a', 300));
+        assert_int_equal(load_text(text, &c, err, sizeof(err)), 0);
+        assert_string_equal(c.record, line);
+        /* and refused whole when longer than the key allows */
+        snprintf(text, sizeof(text), "window = 8\nrecord = %s\n",
+                 line_of(line, sizeof(line), "/", 'a', CONFIG_PATH_MAX + 10));
+        assert_int_equal(load_text(text, &c, err, sizeof(err)), -EINVAL);
+        if (!strstr(err, ":2: out-of-range value '/aaaa") || !strstr(err, "...' for record"))
+                fail_msg("got '%s'", err);
+        assert_string_equal(c.record, "");
+}
+
+/* A NUL byte does not end the line (or the file) quietly. */
+static void nul_byte_refused(void **state)
+{
+        (void)state;
+        static const char text[] = "window = 9\0 and more\nwindow = 10\n";
+        char err[ERR_MSG_MAX] = "";
+        struct config c;
+        config_defaults(&c);
+        assert_int_equal(config_parse_buffer(&c, "t.conf", text, sizeof(text) - 1, err, sizeof(err)), -EINVAL);
+        assert_string_equal(err, "t.conf:1: NUL byte; a configuration file is text");
+        assert_int_equal(c.window, 8);
+        static const char later[] = "window = 9\n\0\n";
+        assert_int_equal(config_parse_buffer(&c, "t.conf", later, sizeof(later) - 1, err, sizeof(err)), -EINVAL);
+        assert_string_equal(err, "t.conf:2: NUL byte; a configuration file is text");
+}
+
+/* Only a regular file is a configuration file: a directory, a FIFO or a
+ * device is refused at once, missing or not (the alarm turns a read that
+ * blocks or never ends into a failure instead of a hang). */
+static void only_regular_files(void **state)
+{
+        (void)state;
+        char dir[] = "/tmp/memoptimizer-kinds-XXXXXX", fifo[64], link[64];
+        assert_non_null(mkdtemp(dir));
+        snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+        snprintf(link, sizeof(link), "%s/link", dir);
+        assert_int_equal(mkfifo(fifo, 0600), 0);
+        assert_int_equal(symlink(dir, link), 0);
+        const struct { const char *path, *words; } cases[] = {
+                { dir, "a directory, not a regular file" },
+                { link, "a directory, not a regular file" },
+                { fifo, "a FIFO, not a regular file" },
+                { "/dev/zero", "a character device, not a regular file" },
+        };
+        alarm(20);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+                for (int must = 0; must <= 1; must++) {
+                        struct config c;
+                        char err[ERR_MSG_MAX] = "";
+                        config_defaults(&c);
+                        assert_int_equal(config_load(&c, cases[i].path, must, err, sizeof(err)), -EINVAL);
+                        if (strncmp(err, cases[i].path, strlen(cases[i].path)) != 0 || !strstr(err, cases[i].words))
+                                fail_msg("%s: got '%s', want '%s'", cases[i].path, err, cases[i].words);
+                }
+        alarm(0);
+        unlink(link);
+        unlink(fifo);
+        rmdir(dir);
 }
 
 static void durations(void **state)
@@ -124,11 +220,26 @@ static void errors_name_file_and_line(void **state)
                 { "compaction = maybe\n", ":1: ", "yes or no" },
                 { "log_level = loud\n", ":1: ", "err, warning, notice, info or debug" },
                 { "trend_min_r2 = 1.5\n", ":1: ", "0..1" },
-                { "[main]\ninterval = 1s\n", ":2: ", "no sections" },
+                { "[main]\ninterval = 1s\n", ":1: ", "section header '[main]'; memoptimizer.conf has no sections" },
                 { "window = 8\nfoo\nwindow = 99\n", ":2: ", "syntax error" },
                 { "window = 99\nfoo\n", ":1: ", "allowed: 3..64" },
                 { "metrics_dir = prom\n", ":1: ", "invalid value 'prom' for metrics_dir; allowed: an absolute path, or none" },
                 { "metrics_interval = 500ms\n", ":1: ", "allowed: 1s..10min" },
+                /* what memoptimizer.conf(5) forbids, refused where it is */
+                { "window = 8\n  9\n", ":2: ", "indented line; a setting starts at the beginning of its line" },
+                { "window = 8\n\twindow = 9\n", ":2: ", "indented line" },
+                { "# ok\n   horizon = 5s\n", ":2: ", "indented line" },
+                { "window: 9\n", ":1: ", "':' after the key; a setting is 'key = value'" },
+                { "window : 9\n", ":1: ", "':' after the key" },
+                { "window = 8\nhorizon = 5s\nwindow = 9\n", ":3: ", "duplicate key 'window' (first set on line 1)" },
+                { "window = 8 ; 9\n", ":1: ", "';' in the value of window; comments are whole lines" },
+                { "window = 8 # 9\n", ":1: ", "'#' in the value of window; comments are whole lines" },
+                { "window = 8;\n", ":1: ", "';' in the value of window" },
+                { "record = /var/tmp/a#b\n", ":1: ", "'#' in the value of record" },
+                { "window = 8\r\n", ":1: ", "carriage return" },
+                { "window = \x1b[1m8\n", ":1: ", "control character 0x1b" },
+                { "\n\n[main]\n", ":3: ", "no sections" },
+                { "= 8\n", ":1: ", "syntax error" },
                 /* numbers are plain decimals, in every numeric value */
                 { "interval = 1e3ms\n", ":1: ", "invalid value '1e3ms' for interval" },
                 { "interval = 0x10s\n", ":1: ", "invalid value '0x10s' for interval" },
@@ -226,6 +337,24 @@ static void owner_and_mode(void **state)
         close(fd);
 }
 
+/* A file is at most CONFIG_FILE_MAX bytes; longer is refused unread. */
+static void size_bound(void **state)
+{
+        (void)state;
+        static char text[CONFIG_FILE_MAX + 2];
+        struct config c;
+        char err[ERR_MSG_MAX] = "";
+        memset(text, '#', CONFIG_FILE_MAX - 11);
+        strcpy(text + CONFIG_FILE_MAX - 11, "\nwindow = 9");
+        assert_int_equal(strlen(text), CONFIG_FILE_MAX);
+        assert_int_equal(load_text(text, &c, err, sizeof(err)), 0);
+        assert_int_equal(c.window, 9);
+        strcat(text, "\n");
+        assert_int_equal(load_text(text, &c, err, sizeof(err)), -EFBIG);
+        assert_non_null(strstr(err, ": longer than 65536 bytes; too long for a configuration file"));
+        assert_int_equal(c.window, 8);
+}
+
 static void key_list(void **state)
 {
         (void)state;
@@ -314,10 +443,14 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(durations),
+                cmocka_unit_test(long_lines_read_whole),
+                cmocka_unit_test(nul_byte_refused),
+                cmocka_unit_test(only_regular_files),
                 cmocka_unit_test(defaults_and_missing_file),
                 cmocka_unit_test(every_key),
                 cmocka_unit_test(errors_name_file_and_line),
                 cmocka_unit_test(owner_and_mode),
+                cmocka_unit_test(size_bound),
                 cmocka_unit_test(key_list),
                 cmocka_unit_test(record_key),
                 cmocka_unit_test(sizes),
