@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -483,9 +484,99 @@ static int not_regular(const char *path, mode_t m, char *err, size_t errsz)
         return -EINVAL;
 }
 
+/* dir + "/" + name into out[PATH_MAX]; -1 with errno ENAMETOOLONG. */
+static int join(char *out, const char *dir, const char *name)
+{
+        int n = snprintf(out, PATH_MAX, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", name);
+        return n < 0 || n >= PATH_MAX ? (errno = ENAMETOOLONG, -1) : 0;
+}
+
+/* Whether only root can change what `name` in directory `dir` is: the
+ * directory is root's and nobody else may write it, or it is sticky (like
+ * /tmp) and the entry is root's, which then nobody else can rename. */
+static int check_dir(const char *path, const char *dir, const char *name, char *err, size_t errsz)
+{
+        struct stat d, e;
+        char entry[PATH_MAX];
+        if (stat(dir, &d) < 0 || join(entry, dir, name) < 0)
+                return sys_error(path, err, errsz);
+        if (d.st_uid != 0) {
+                snprintf(err, errsz, "%s: directory %s is owned by uid %lu, not root; refusing a file in a directory another user can change (chown root %s)",
+                         path, dir, (unsigned long)d.st_uid, dir);
+                return -EPERM;
+        }
+        if (!(d.st_mode & (S_IWGRP | S_IWOTH)))
+                return 0;
+        if ((d.st_mode & S_ISVTX) && lstat(entry, &e) == 0) {
+                if (e.st_uid == 0)
+                        return 0;
+                snprintf(err, errsz, "%s: %s is owned by uid %lu, in directory %s that others can write (mode %04o); refusing a name another user can change",
+                         path, entry, (unsigned long)e.st_uid, dir, (unsigned)(d.st_mode & 07777));
+                return -EPERM;
+        }
+        snprintf(err, errsz, "%s: directory %s is writable by %s (mode %04o); refusing a file in a directory others can change (chmod go-w %s)",
+                 path, dir, d.st_mode & S_IWOTH ? "everyone" : "its group", (unsigned)(d.st_mode & 07777), dir);
+        return -EPERM;
+}
+
+/* Follow `path` one entry at a time as the kernel does, from / (a relative
+ * name from the working directory's absolute name), and check the
+ * directory of every entry looked up: those that symbolic links lead
+ * through too, which sshd's walk up the canonical name would not see. *st
+ * is the file it leads to now. */
+static int check_path(const char *path, struct stat *st, char *err, size_t errsz)
+{
+        char dir[PATH_MAX] = "/", todo[PATH_MAX], next[2 * PATH_MAX], full[PATH_MAX], target[PATH_MAX];
+        char cwd[PATH_MAX] = "";
+        if (path[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+                return sys_error(path, err, errsz);
+        if (snprintf(todo, sizeof(todo), "%s/%s", cwd, path) >= (int)sizeof(todo))
+                return errno = ENAMETOOLONG, sys_error(path, err, errsz);
+        unsigned links = 0;
+        for (const char *rest = todo; ; ) {
+                rest += strspn(rest, "/");
+                size_t n = strcspn(rest, "/");
+                if (n == 0 || n > NAME_MAX)     /* ends in a directory: not what was opened */
+                        return errno = n ? ENAMETOOLONG : EISDIR, sys_error(path, err, errsz);
+                char name[NAME_MAX + 1];
+                memcpy(name, rest, n);
+                name[n] = '\0';
+                rest += n;
+                bool last = rest[strspn(rest, "/")] == '\0';
+                if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+                        char *slash = strrchr(dir, '/');
+                        if (name[1] && slash)
+                                slash[slash == dir] = '\0';     /* dir has no links: its parent */
+                        continue;
+                }
+                int r = check_dir(path, dir, name, err, errsz);
+                if (r < 0)
+                        return r;
+                if (join(full, dir, name) < 0 || lstat(full, st) < 0)
+                        return sys_error(path, err, errsz);
+                if (S_ISLNK(st->st_mode)) {
+                        ssize_t t = ++links > 40 ? (errno = ELOOP, -1) : readlink(full, target, sizeof(target) - 1);
+                        if (t < 0)
+                                return sys_error(path, err, errsz);
+                        target[t] = '\0';
+                        if (target[0] == '/')
+                                dir[1] = '\0';
+                        int len = snprintf(next, sizeof(next), "%s/%s", target, rest);
+                        if (len < 0 || len >= (int)sizeof(todo))
+                                return errno = ENAMETOOLONG, sys_error(path, err, errsz);
+                        memcpy(todo, next, (size_t)len + 1);
+                        rest = todo;
+                } else if (last) {
+                        return 0;
+                } else {
+                        memcpy(dir, full, sizeof(dir));
+                }
+        }
+}
+
 int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t errsz)
 {
-        struct stat st;
+        struct stat st, named = { 0 };
         if (fstat(fd, &st) < 0)
                 return sys_error(path, err, errsz);
         if (euid != 0)
@@ -500,6 +591,13 @@ int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t e
                          path, st.st_mode & S_IWOTH ? "everyone" : "its group",
                          (unsigned)(st.st_mode & 07777), path);
                 return -EPERM;
+        }
+        int r = check_path(path, &named, err, errsz);
+        if (r < 0)
+                return r;
+        if (named.st_dev != st.st_dev || named.st_ino != st.st_ino) {
+                snprintf(err, errsz, "%s: replaced while it was read; try again", path);
+                return -EAGAIN;
         }
         return 0;
 }

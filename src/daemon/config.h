@@ -60,8 +60,14 @@ void config_defaults(struct config *c);
  * into err. c is untouched on failure. */
 int config_load(struct config *c, const char *path, bool must_exist, char *err, size_t errsz);
 
-/* The ownership rule of config_load() for the open file fd, as seen by a
- * process with effective uid euid (a parameter so tests need not be root). */
+/* The ownership rule of config_load() for `path` opened as fd, as seen by
+ * a process with effective uid euid (a parameter so tests need not be
+ * root); like sshd's StrictModes, as root only: the file must be root's and
+ * writable by nobody else, and so must every directory whose entries are
+ * looked up to reach it (those of symbolic links on the way too) — except
+ * a sticky directory of root's (/tmp) when the entry in it is root's, which
+ * nobody else can rename. Whoever could change the file, or what its name
+ * leads to, could steer a root daemon. -EPERM with the reason in err. */
 int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t errsz);
 
 /* The same parse over `len` bytes of text (for the fuzzer, and for anything

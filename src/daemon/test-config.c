@@ -337,6 +337,106 @@ static void owner_and_mode(void **state)
         close(fd);
 }
 
+/* words with each BASE replaced by base */
+static void with_base(char *out, size_t outsz, const char *words, const char *base)
+{
+        size_t n = 0;
+        for (const char *w = words; *w; ) {
+                const char *b = strncmp(w, "BASE", 4) == 0 ? base : NULL;
+                size_t len = b ? strlen(b) : 1;
+                assert_true(n + len < outsz);
+                memcpy(out + n, b ? b : w, len);
+                n += len;
+                w += b ? 4 : 1;
+        }
+        out[n] = '\0';
+}
+
+/* As root, every directory on the way to the file must be root's and
+ * writable by nobody else, as sshd's StrictModes wants of the directories
+ * above a file it trusts: whoever can rename entries in one of them can
+ * put another file under the name. A sticky directory of root's (/tmp)
+ * protects root's own entries, and symbolic links are followed, each
+ * directory they lead through checked. */
+static void directories_others_can_write(void **state)
+{
+        (void)state;
+        if (geteuid() != 0)
+                skip();         /* the rule applies to root only; chown needs root */
+        char base[] = "/tmp/memoptimizer-dirs-XXXXXX";
+        assert_non_null(mkdtemp(base));
+        assert_int_equal(chmod(base, 0755), 0);
+        static const struct { const char *dir; mode_t mode; uid_t uid; } dirs[] = {
+                { "ok", 0755, 0 }, { "grp", 0775, 0 }, { "all", 0777, 0 }, { "sticky", 01777, 0 },
+                { "sticky/theirs", 0755, 65534 }, { "sticky/mine", 0755, 0 }, { "user", 0755, 65534 },
+                { "ok/sub", 0755, 0 },
+        };
+        char p[256], q[512];
+        for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+                snprintf(p, sizeof(p), "%s/%s", base, dirs[i].dir);
+                assert_int_equal(mkdir(p, 0700), 0);
+                snprintf(q, sizeof(q), "%s/conf", p);
+                FILE *f = fopen(q, "we");
+                assert_non_null(f);
+                fputs("window = 9\n", f);
+                fclose(f);
+                assert_int_equal(chmod(q, 0644), 0);
+                assert_int_equal(chown(p, dirs[i].uid, 0), 0);
+                assert_int_equal(chmod(p, dirs[i].mode), 0);
+        }
+        static const struct { const char *link, *target; } links[] = {
+                { "ok/alt", "sub/conf" },               /* /etc/alternatives style: fine */
+                { "ok/up", "../ok/conf" },
+                { "all/link", "../ok/conf" },           /* the link's directory others can write */
+                { "ok/to-all", "../all/conf" },         /* its target's */
+                { "ok/abs", "" },                       /* absolute, to BASE/grp/conf */
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(links); i++) {
+                snprintf(p, sizeof(p), "%s/%s", base, links[i].link);
+                snprintf(q, sizeof(q), "%s/grp/conf", base);
+                assert_int_equal(symlink(links[i].target[0] ? links[i].target : q, p), 0);
+        }
+        static const struct { const char *path, *words; } cases[] = {
+                { "ok/conf", NULL }, { "ok/sub/conf", NULL }, { "sticky/conf", NULL },
+                { "sticky/mine/conf", NULL }, { "ok/alt", NULL }, { "ok/up", NULL },
+                { "grp/conf", "directory BASE/grp is writable by its group (mode 0775); refusing a file in a directory others can change (chmod go-w BASE/grp)" },
+                { "all/conf", "directory BASE/all is writable by everyone (mode 0777)" },
+                { "user/conf", "directory BASE/user is owned by uid 65534, not root; refusing a file in a directory another user can change (chown root BASE/user)" },
+                { "sticky/theirs/conf", "BASE/sticky/theirs is owned by uid 65534, in directory BASE/sticky that others can write (mode 1777)" },
+                { "all/link", "directory BASE/all is writable by everyone" },
+                { "ok/to-all", "directory BASE/all is writable by everyone" },
+                { "ok/abs", "directory BASE/grp is writable by its group" },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                snprintf(p, sizeof(p), "%s/%s", base, cases[i].path);
+                struct config c;
+                char err[ERR_MSG_MAX] = "";
+                config_defaults(&c);
+                int r = config_load(&c, p, true, err, sizeof(err));
+                if (!cases[i].words) {
+                        if (r != 0)
+                                fail_msg("%s: refused: %s", cases[i].path, err);
+                        assert_int_equal(c.window, 9);
+                        continue;
+                }
+                char want[512];
+                with_base(want, sizeof(want), cases[i].words, base);
+                if (r != -EPERM || strncmp(err, p, strlen(p)) != 0 || !strstr(err, want))
+                        fail_msg("%s: got %d '%s', want '%s'", cases[i].path, r, err, want);
+                assert_int_equal(c.window, 8);
+        }
+        /* a writable directory further up counts as much */
+        assert_int_equal(chmod(base, 0777), 0);
+        snprintf(p, sizeof(p), "%s/ok/conf", base);
+        struct config c;
+        char err[ERR_MSG_MAX] = "";
+        config_defaults(&c);
+        assert_int_equal(config_load(&c, p, true, err, sizeof(err)), -EPERM);
+        assert_non_null(strstr(err, "is writable by everyone (mode 0777)"));
+        snprintf(p, sizeof(p), "rm -rf %s", base);
+        assert_int_equal(system(p), 0);
+}
+
 /* A file is at most CONFIG_FILE_MAX bytes; longer is refused unread. */
 static void size_bound(void **state)
 {
@@ -353,6 +453,27 @@ static void size_bound(void **state)
         assert_int_equal(load_text(text, &c, err, sizeof(err)), -EFBIG);
         assert_non_null(strstr(err, ": longer than 65536 bytes; too long for a configuration file"));
         assert_int_equal(c.window, 8);
+}
+
+/* The file checked is the file read: a name that leads elsewhere than the
+ * open descriptor (replaced in between) is refused. */
+static void replaced_while_read(void **state)
+{
+        (void)state;
+        char other[] = "/tmp/memoptimizer-other-XXXXXX", err[ERR_MSG_MAX] = "";
+        int fd = mkstemp(other);
+        assert_true(fd >= 0);
+        assert_int_equal(fchmod(fd, 0644), 0);
+        if (geteuid() != 0) {
+                close(fd);
+                unlink(other);
+                skip();         /* the walk is root's rule */
+        }
+        int r = config_check_owner(path, fd, 0, err, sizeof(err));
+        close(fd);
+        unlink(other);
+        assert_int_equal(r, -EAGAIN);
+        assert_non_null(strstr(err, ": replaced while it was read; try again"));
 }
 
 static void key_list(void **state)
@@ -450,7 +571,9 @@ int main(void)
                 cmocka_unit_test(every_key),
                 cmocka_unit_test(errors_name_file_and_line),
                 cmocka_unit_test(owner_and_mode),
+                cmocka_unit_test(directories_others_can_write),
                 cmocka_unit_test(size_bound),
+                cmocka_unit_test(replaced_while_read),
                 cmocka_unit_test(key_list),
                 cmocka_unit_test(record_key),
                 cmocka_unit_test(sizes),
