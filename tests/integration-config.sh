@@ -1,14 +1,48 @@
 #!/bin/bash
 # The configuration file as the daemon, --check-config and replay -c see it,
 # beyond what test-config.c checks of the parser: a file that is not a
-# regular file. The daemons run in --dry-run: nothing here writes a sysctl.
+# regular file, and compaction_max_order against the kernel's orders. The
+# daemons run in --dry-run: nothing here writes a sysctl.
 set -euo pipefail
 bin=$1 src=$2
+
+pid=
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+cleanup() {
+        [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+        rm -rf "$tmp"
+}
+trap cleanup EXIT
 fail() {
         echo "FAIL: $*"
+        [ -s "$tmp/log" ] && sed 's/^/    log: /' "$tmp/log"
         exit 1
+}
+# wait_for PATTERN: until the daemon's log has a line with it (at most 20 s)
+wait_for() {
+        for _ in $(seq 200); do
+                grep -q -- "$1" "$tmp/log" && return 0
+                sleep 0.1
+        done
+        return 1
+}
+# start ARGS: a dry-run daemon logging at debug level, once it has sampled
+# (its signal handlers are set up before the first sample)
+start() {
+        : > "$tmp/log"
+        RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run -v "$@" 2> "$tmp/log" &
+        pid=$!
+        wait_for 'debug: sample 1:' || fail "daemon $* did not sample"
+}
+stop() {
+        kill -TERM "$pid"
+        wait "$pid" || fail "daemon exit status $? after SIGTERM"
+        pid=
+}
+# reload PATTERN: SIGHUP, and wait for the log line that answers it
+reload() {
+        kill -HUP "$pid"
+        wait_for "$1" || fail "no '$1' after SIGHUP"
 }
 
 # ---- only a regular file is a configuration file
@@ -26,3 +60,36 @@ for f in "$tmp/dir" "$tmp/link" "$tmp/fifo" /dev/zero; do
         done
 done
 echo "PASS: a directory, a link to one, a FIFO and /dev/zero are refused at once by the daemon, --check-config and replay -c"
+
+# ---- compaction_max_order against the kernel's orders
+orders=$(awk 'NR == 1 { print NF - 4 }' /proc/buddyinfo)
+printf 'window = 3\ncompaction_max_order = %d\n' "$orders" > "$tmp/beyond"
+printf 'interval = 100ms\nwindow = 3\ncompaction_max_order = %d\n' "$((orders - 1))" > "$tmp/top"
+what="compaction_max_order $orders is beyond the kernel's orders (0..$((orders - 1))); allowed: auto or 1..$((orders - 1))"
+want="$tmp/beyond:2: $what"
+status=0
+"$bin" --check-config -c "$tmp/beyond" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -qF "$want" "$tmp/err" || fail "--check-config beyond the orders: $status $(cat "$tmp/err")"
+"$bin" --check-config -c "$tmp/top" | grep -qx "$tmp/top: valid" || fail "--check-config of the highest order"
+echo "PASS: --check-config refuses compaction_max_order $orders with FILE:LINE, takes $((orders - 1)) ($orders orders in /proc/buddyinfo)"
+
+status=0
+RUNTIME_DIRECTORY=$tmp/run timeout 10 "$bin" --dry-run -c "$tmp/beyond" 2> "$tmp/log" || status=$?
+[ "$status" -eq 1 ] || fail "daemon with compaction_max_order $orders: exit status $status (124: it ran)"
+grep -qF "$want; not starting" "$tmp/log" || fail "daemon with compaction_max_order $orders: no FILE:LINE"
+echo "PASS: the daemon does not start with it (exit 1, FILE:LINE)"
+
+start -c "$tmp/top"
+cp "$tmp/beyond" "$tmp/top"
+reload "reload refused, old configuration stays: $tmp/top:2: $what"
+grep -q 'configuration reloaded' "$tmp/log" && fail "the reload took compaction_max_order $orders"
+kill -0 "$pid" || fail "the daemon stopped"
+stop
+echo "PASS: a reload with it is refused and the daemon goes on"
+
+printf 'compaction_max_order = 31\n' > "$tmp/c31"
+status=0
+"$bin" replay "$trace" -c "$tmp/c31" > "$tmp/out" 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "$tmp/c31:1: compaction_max_order 31 is beyond the kernel's orders" "$tmp/err" ||
+        fail "replay -c with compaction_max_order 31: $status $(cat "$tmp/err")"
+echo "PASS: replay -c refuses it against the trace's orders"

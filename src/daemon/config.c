@@ -13,6 +13,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "fileio.h"
+#include "sample.h"
 #include "util.h"
 
 enum key_type { T_DURATION, T_UINT, T_LONG, T_R2, T_PERCENT, T_BOOL, T_ORDER, T_LEVEL, T_PATH, T_SIZE };
@@ -657,4 +659,44 @@ int config_load(struct config *c, const char *path, bool must_exist, char *err, 
         if (r < 0)
                 return r;
         return config_parse_buffer(c, path, text, len, err, errsz);
+}
+
+/* ---- against the kernel ------------------------------------------------- */
+
+int config_check_orders(const struct config *c, const char *name, unsigned nr_orders,
+                        char *err, size_t errsz)
+{
+        int k = c->compaction_max_order;
+        if (k == CONFIG_ORDER_AUTO || (unsigned)k < nr_orders)
+                return 0;
+        unsigned line = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+                if (keys[i].offset == offsetof(struct config, compaction_max_order))
+                        line = c->key_line[i];
+        char where[32] = "";
+        if (line)
+                snprintf(where, sizeof(where), "%u:", line);
+        snprintf(err, errsz, "%s:%s compaction_max_order %d is beyond the kernel's orders (0..%u); allowed: auto or 1..%u",
+                 name, where, k, nr_orders ? nr_orders - 1 : 0, nr_orders > 1 ? nr_orders - 1 : 1);
+        return -ERANGE;
+}
+
+int config_check_kernel_orders(const struct config *c, const char *name, const char *root,
+                               char *err, size_t errsz)
+{
+        if (c->compaction_max_order == CONFIG_ORDER_AUTO)
+                return 0;
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        struct buddyinfo b;
+        ssize_t n = read_file_at(root, "/proc/buddyinfo", &text, &size);
+        int r = n < 0 ? (int)n : buddyinfo_parse(text, &b);
+        if (r < 0) {
+                snprintf(err, errsz, "/proc/buddyinfo: %s",
+                         r == -EBADMSG ? "not in the format the kernel writes" : strerror(-r));
+                return r;
+        }
+        r = config_check_orders(c, name, b.nr_orders, err, errsz);
+        buddyinfo_free(&b);
+        return r;
 }

@@ -75,6 +75,17 @@ int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t e
 int config_parse_buffer(struct config *c, const char *name, const char *text, size_t len,
                         char *err, size_t errsz);
 
+/* compaction_max_order against the kernel's order count (from buddyinfo or
+ * a sample), which the file alone cannot know: 0, or -ERANGE with
+ * "NAME:LINE: ..." in err. `auto` always fits. */
+int config_check_orders(const struct config *c, const char *name, unsigned nr_orders,
+                        char *err, size_t errsz);
+
+/* The same against root + /proc/buddyinfo: 0, -ERANGE as above, or the
+ * negative errno of reading it (err says so; nothing was checked). */
+int config_check_kernel_orders(const struct config *c, const char *name, const char *root,
+                               char *err, size_t errsz);
+
 /* "1.5s", "200ms", "2min", "1h" -> seconds. A number without unit is an
  * error. Numbers here and in every numeric value are plain decimals:
  * digits, optionally a point and more digits (no sign, exponent or hex). */

@@ -14,18 +14,19 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "fixture-tree.h"
 #include "util.h"
 
-static char path[] = "/tmp/memoptimizer-conf-XXXXXX";
+static char conf_path[] = "/tmp/memoptimizer-conf-XXXXXX";
 
 static int load_text(const char *text, struct config *c, char *err, size_t errsz)
 {
-        FILE *f = fopen(path, "we");
+        FILE *f = fopen(conf_path, "we");
         assert_non_null(f);
         fputs(text, f);
         fclose(f);
         config_defaults(c);
-        return config_load(c, path, true, err, errsz);
+        return config_load(c, conf_path, true, err, errsz);
 }
 
 /* One line of `n` bytes: prefix, then `fill` up to n bytes in all. */
@@ -263,14 +264,14 @@ static void errors_name_file_and_line(void **state)
                 char err[512] = "";
                 assert_int_equal(load_text(cases[i].text, &c, err, sizeof(err)), -EINVAL);
                 char want[128];
-                snprintf(want, sizeof(want), "%s%s", path, cases[i].line);
+                snprintf(want, sizeof(want), "%s%s", conf_path, cases[i].line);
                 if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, cases[i].words))
                         fail_msg("case %zu: got '%s', want '%s...%s'", i, err, want, cases[i].words);
                 /* The buffer parse (the fuzzer's entry) says exactly the same. */
                 char berr[512] = "";
                 struct config b;
                 config_defaults(&b);
-                assert_int_equal(config_parse_buffer(&b, path, cases[i].text, strlen(cases[i].text),
+                assert_int_equal(config_parse_buffer(&b, conf_path, cases[i].text, strlen(cases[i].text),
                                                      berr, sizeof(berr)), -EINVAL);
                 assert_string_equal(berr, err);
                 struct config d;
@@ -290,15 +291,15 @@ static void owner_and_mode(void **state)
 {
         (void)state;
         char err[512] = "";
-        FILE *f = fopen(path, "we");
+        FILE *f = fopen(conf_path, "we");
         assert_non_null(f);
         fputs("window = 9\n", f);
         fclose(f);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        int fd = open(conf_path, O_RDONLY | O_CLOEXEC);
         assert_true(fd >= 0);
-        assert_int_equal(config_check_owner(path, fd, 1000, err, sizeof(err)), 0);
+        assert_int_equal(config_check_owner(conf_path, fd, 1000, err, sizeof(err)), 0);
         if (geteuid() != 0) {
-                assert_int_equal(config_check_owner(path, fd, 0, err, sizeof(err)), -EPERM);
+                assert_int_equal(config_check_owner(conf_path, fd, 0, err, sizeof(err)), -EPERM);
                 assert_non_null(strstr(err, "not root; refusing a file another user can change"));
                 close(fd);
                 return;
@@ -314,10 +315,10 @@ static void owner_and_mode(void **state)
                 assert_int_equal(fchmod(fd, cases[i].mode), 0);
                 assert_int_equal(fchown(fd, cases[i].uid, (gid_t)-1), 0);
                 err[0] = '\0';
-                int r = config_check_owner(path, fd, 0, err, sizeof(err));
+                int r = config_check_owner(conf_path, fd, 0, err, sizeof(err));
                 struct config c;
                 config_defaults(&c);
-                int l = config_load(&c, path, true, err, sizeof(err));
+                int l = config_load(&c, conf_path, true, err, sizeof(err));
                 if (!cases[i].words) {
                         assert_int_equal(r, 0);
                         assert_int_equal(l, 0);
@@ -327,7 +328,7 @@ static void owner_and_mode(void **state)
                 assert_int_equal(r, -EPERM);
                 assert_int_equal(l, -EPERM);
                 assert_int_equal(c.window, 8);
-                if (strncmp(err, path, strlen(path)) != 0 || !strstr(err, cases[i].words))
+                if (strncmp(err, conf_path, strlen(conf_path)) != 0 || !strstr(err, cases[i].words))
                         fail_msg("case %zu: got '%s', want '%s'", i, err, cases[i].words);
         }
         /* back to root's: the tests after this one rewrite the file, which
@@ -437,6 +438,55 @@ static void directories_others_can_write(void **state)
         assert_int_equal(system(p), 0);
 }
 
+static unsigned key_line(const struct config *c, const char *key)
+{
+        const char *const *k = config_keys();
+        for (size_t i = 0; k[i]; i++)
+                if (strcmp(k[i], key) == 0)
+                        return c->key_line[i];
+        fail_msg("no key %s", key);
+        return 0;
+}
+
+/* compaction_max_order is checked against the kernel's orders, which only
+ * the daemon's first sample or /proc/buddyinfo knows, with the line that
+ * set it. */
+static void orders_against_kernel(void **state)
+{
+        (void)state;
+        struct config c;
+        char err[ERR_MSG_MAX] = "";
+        assert_int_equal(load_text("window = 5\n\n# the THP order and two more\ncompaction_max_order = 11\n",
+                                   &c, err, sizeof(err)), 0);
+        assert_int_equal(key_line(&c, "window"), 1);
+        assert_int_equal(key_line(&c, "compaction_max_order"), 4);
+        assert_int_equal(key_line(&c, "horizon"), 0);
+        assert_int_equal(config_check_orders(&c, "f.conf", 11, err, sizeof(err)), -ERANGE);
+        assert_string_equal(err, "f.conf:4: compaction_max_order 11 is beyond the kernel's orders (0..10); allowed: auto or 1..10");
+        assert_int_equal(config_check_orders(&c, "f.conf", 12, err, sizeof(err)), 0);
+        assert_int_equal(config_check_orders(&c, "f.conf", 14, err, sizeof(err)), 0);
+        /* against a kernel's buddyinfo: 11 orders on x86, 14 on arm64 with 64K pages */
+        char root[4096];
+        snprintf(root, sizeof(root), "%s/x86-1node", fixtures_dir());
+        assert_int_equal(config_check_kernel_orders(&c, "f.conf", root, err, sizeof(err)), -ERANGE);
+        assert_non_null(strstr(err, "f.conf:4: compaction_max_order 11 is beyond the kernel's orders (0..10)"));
+        snprintf(root, sizeof(root), "%s/arm64-14order", fixtures_dir());
+        assert_int_equal(config_check_kernel_orders(&c, "f.conf", root, err, sizeof(err)), 0);
+        /* unreadable: said, and nothing checked */
+        assert_int_equal(config_check_kernel_orders(&c, "f.conf", "/nonexistent", err, sizeof(err)), -ENOENT);
+        assert_string_equal(err, "/proc/buddyinfo: No such file or directory");
+        /* auto fits any kernel, and the defaults come from no line */
+        config_defaults(&c);
+        assert_int_equal(key_line(&c, "compaction_max_order"), 0);
+        assert_int_equal(config_check_orders(&c, "f.conf", 1, err, sizeof(err)), 0);
+        assert_int_equal(config_check_kernel_orders(&c, "f.conf", "/nonexistent", err, sizeof(err)), 0);
+        /* a second file's lines are its own: no duplicate from the first */
+        assert_int_equal(config_parse_buffer(&c, "a", "window = 4\n", 11, err, sizeof(err)), 0);
+        assert_int_equal(config_parse_buffer(&c, "b", "\nwindow = 6\n", 12, err, sizeof(err)), 0);
+        assert_int_equal(c.window, 6);
+        assert_int_equal(key_line(&c, "window"), 2);
+}
+
 /* A file is at most CONFIG_FILE_MAX bytes; longer is refused unread. */
 static void size_bound(void **state)
 {
@@ -469,7 +519,7 @@ static void replaced_while_read(void **state)
                 unlink(other);
                 skip();         /* the walk is root's rule */
         }
-        int r = config_check_owner(path, fd, 0, err, sizeof(err));
+        int r = config_check_owner(conf_path, fd, 0, err, sizeof(err));
         close(fd);
         unlink(other);
         assert_int_equal(r, -EAGAIN);
@@ -547,7 +597,7 @@ static void sizes(void **state)
 static int make_tmp(void **state)
 {
         (void)state;
-        int fd = mkstemp(path);
+        int fd = mkstemp(conf_path);
         assert_true(fd >= 0);
         close(fd);
         return 0;
@@ -556,7 +606,7 @@ static int make_tmp(void **state)
 static int rm_tmp(void **state)
 {
         (void)state;
-        unlink(path);
+        unlink(conf_path);
         return 0;
 }
 
@@ -572,6 +622,7 @@ int main(void)
                 cmocka_unit_test(errors_name_file_and_line),
                 cmocka_unit_test(owner_and_mode),
                 cmocka_unit_test(directories_others_can_write),
+                cmocka_unit_test(orders_against_kernel),
                 cmocka_unit_test(size_bound),
                 cmocka_unit_test(replaced_while_read),
                 cmocka_unit_test(key_list),
