@@ -1,16 +1,30 @@
 #!/bin/bash
 # The configuration file as the daemon, --check-config and replay -c see it,
-# beyond what test-config.c checks of the parser: a file that is not a
+# beyond what test-config.c checks of the parser: a reload when the file has
+# gone, --check-config of a missing default file, a file that is not a
 # regular file, and compaction_max_order against the kernel's orders. The
-# daemons run in --dry-run: nothing here writes a sysctl.
+# daemons run in --dry-run: nothing here writes a sysctl. The part with the
+# default file needs root (a private mount namespace hides the real one).
 set -euo pipefail
-bin=$1 src=$2
+bin=$1 src=$2 inner=${3:-}
+
+# ---- in the private mount namespace (below): the default file
+if [ "$inner" = --default-file ]; then
+        tmp=$4
+        default=$("$bin" --help | sed -n 's/.*configuration file (default \(.*\))$/\1/p')
+        etc=$(dirname "$default")
+        top=$etc
+        while [ ! -d "$top" ]; do top=$(dirname "$top"); done
+        [ "$top" != / ] || { echo "FAIL: no directory to mount over for $etc"; exit 1; }
+        mount -t tmpfs -o mode=0755 memoptimizer-test "$top"
+        mkdir -p "$etc"
+fi
 
 pid=
-tmp=$(mktemp -d)
+tmp=${tmp:-$(mktemp -d)}
 cleanup() {
         [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-        rm -rf "$tmp"
+        [ -n "$inner" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
 fail() {
@@ -44,6 +58,39 @@ reload() {
         kill -HUP "$pid"
         wait_for "$1" || fail "no '$1' after SIGHUP"
 }
+
+if [ "$inner" = --default-file ]; then
+        conf=$default
+        # Started with the file; it goes; a reload keeps what it said.
+        printf 'interval = 100ms\nwindow = 3\nmax_wsf = 50\ndry_run = yes\n' > "$conf"
+        start
+        grep -q 'max 50; .*window 3' "$tmp/log" || fail "the default file was not read"
+        rm "$conf"
+        reload "reload refused, old configuration stays: $conf: No such file or directory"
+        grep -q 'configuration reloaded' "$tmp/log" && fail "a reload without the file loaded something"
+        printf 'interval = 100ms\nwindow = 3\nmax_wsf = 60\n' > "$conf"
+        reload 'configuration reloaded'
+        stop
+        echo "PASS: a reload after the default file went keeps the configuration; it reloads once the file is back"
+
+        # Started without it (the built-in defaults): a reload needs the file too.
+        rm "$conf"
+        start
+        grep -q 'max 1000; .*window 8' "$tmp/log" || fail "no built-in defaults without the file"
+        reload "reload refused, old configuration stays: $conf: No such file or directory"
+        stop
+        echo "PASS: started on the built-in defaults, a reload without the file is refused"
+
+        # --check-config checks a file: a missing default one is not valid.
+        status=0
+        "$bin" --check-config > "$tmp/out" 2> "$tmp/err" || status=$?
+        [ "$status" -eq 1 ] || fail "--check-config without the default file: exit status $status, $(cat "$tmp/out")"
+        grep -q "$conf: No such file or directory" "$tmp/err" || fail "--check-config: $(cat "$tmp/err")"
+        printf 'window = 5\n' > "$conf"
+        "$bin" --check-config | grep -qx "$conf: valid" || fail "--check-config of the default file"
+        echo "PASS: --check-config without -c: exit 1 when the default file is missing, valid when it is there"
+        exit 0
+fi
 
 # ---- only a regular file is a configuration file
 mkdir "$tmp/dir"
@@ -93,3 +140,10 @@ status=0
 [ "$status" -eq 1 ] && grep -q "$tmp/c31:1: compaction_max_order 31 is beyond the kernel's orders" "$tmp/err" ||
         fail "replay -c with compaction_max_order 31: $status $(cat "$tmp/err")"
 echo "PASS: replay -c refuses it against the trace's orders"
+
+# ---- the default file, in a private mount namespace
+if [ "$(id -u)" -ne 0 ]; then
+        echo "SKIP: the default file's part needs root (a private mount namespace)"
+        exit 77
+fi
+unshare -m --propagation private "$0" "$bin" "$src" --default-file "$tmp"

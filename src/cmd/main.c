@@ -240,8 +240,13 @@ int main(int argc, char **argv)
         struct config cfg;
         char err[ERR_MSG_MAX];
         config_defaults(&cfg);
-        if (config_load(&cfg, c.opt.config_path, c.opt.config_must_exist, err, sizeof(err)) < 0) {
-                fprintf(stderr, "memoptimizer: %s\n", err);
+        /* --check-config checks a file: a missing one is not valid, even
+         * the default one the daemon could start without */
+        r = config_load(&cfg, c.opt.config_path, c.opt.config_must_exist || c.check_config,
+                        err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "memoptimizer: %s%s\n", err, r == -ENOENT && !c.opt.config_must_exist ?
+                        " (the daemon would start on the built-in defaults)" : "");
                 return 1;
         }
         if (c.check_config)

@@ -350,7 +350,9 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         struct config c;
         config_defaults(&c);
         sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(clock_secs(CLOCK_MONOTONIC) * 1e6));
-        int r = config_load(&c, d->opt->config_path, d->opt->config_must_exist, err, sizeof(err));
+        /* The file must be there, even the default one a daemon started
+         * without: a missing file is an error, not the built-in defaults. */
+        int r = config_load(&c, d->opt->config_path, true, err, sizeof(err));
         if (r == 0)
                 r = check_orders(d, &c, err, sizeof(err));
         if (r < 0)
