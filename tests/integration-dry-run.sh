@@ -4,19 +4,23 @@
 # alone, and exits 0 on SIGTERM. Needs no root.
 set -euo pipefail
 bin=$1
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 pid=
 cleanup() {
         [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+        notify_stop
         rm -rf "$tmp"
 }
 trap cleanup EXIT
+notify_listen "$tmp"
 
 before=$(cat /proc/sys/vm/watermark_scale_factor)
 printf 'interval = 100ms\nwindow = 4\nlog_level = debug\n' > "$tmp/conf"
 RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
 pid=$!
-sleep 2
+# Enough samples for forecasts and decisions on a full window.
+wait_ready "$pid" && wait_samples "$pid" "$tmp/log" 12 || { cat "$tmp/log"; exit 1; }
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
@@ -50,12 +54,13 @@ status=0
 "$bin" --config /nonexistent 2>/dev/null || status=$?
 [ "$status" -eq 1 ] || { echo "FAIL: missing explicit config exit $status"; exit 1; }
 
-# A second acting instance refuses while the first holds the lock. max_wsf
-# below the baseline keeps the first from ever raising.
+# A second acting instance refuses while the first holds the lock (taken
+# before it is ready). max_wsf below the baseline keeps the first from ever
+# raising.
 printf 'interval = 100ms\nmax_wsf = 1\n' > "$tmp/first"
 RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/first" 2> "$tmp/first.log" &
 pid=$!
-sleep 0.5
+wait_ready "$pid" || { cat "$tmp/first.log"; exit 1; }
 status=0
 RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/first" 2> "$tmp/second.log" || status=$?
 kill -TERM "$pid"; wait "$pid" || true; pid=

@@ -7,6 +7,7 @@
 set -euo pipefail
 bin=$1
 cycles=${2:-300}
+. "$(dirname "$0")/lib.sh"
 command -v valgrind >/dev/null || { echo "SKIP: valgrind is not installed"; exit 77; }
 tmp=$(mktemp -d)
 pid=
@@ -20,27 +21,21 @@ RUNTIME_DIRECTORY=$tmp/run valgrind -q --leak-check=full --show-leak-kinds=all \
         "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
 pid=$!
 
-samples() { grep -c 'debug: sample ' "$tmp/log" || true; }
-wait_for() {    # wait_for N: until N samples were taken (10 min at most)
-        for _ in $(seq 6000); do
-                [ "$(samples)" -ge "$1" ] && return 0
-                kill -0 "$pid" 2>/dev/null || { echo "FAIL: the daemon died"; cat "$tmp/log" "$tmp/vg"; exit 1; }
-                sleep 0.1
-        done
-        echo "FAIL: only $(samples) samples"; exit 1
+wait_n() {      # wait_n N: until N samples were taken (10 min at most)
+        wait_samples "$pid" "$tmp/log" "$1" 600 || { cat "$tmp/log" "$tmp/vg"; exit 1; }
 }
-wait_for $((cycles / 3))
+wait_n $((cycles / 3))
 printf 'interval = 100ms\nwindow = 16\nlog_level = debug\n' > "$tmp/conf"
 kill -HUP "$pid"
-wait_for $((2 * cycles / 3))
+wait_n $((2 * cycles / 3))
 printf 'interval = 100ms\nwindow = 100\n' > "$tmp/conf"
 kill -HUP "$pid"
-wait_for "$cycles"
+wait_n "$cycles"
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?
 pid=
-n=$(samples)
+n=$(samples "$tmp/log")
 grep -v 'debug: sample ' "$tmp/log"
 echo "--- valgrind:"; cat "$tmp/vg"
 [ "$status" -eq 0 ] || { echo "FAIL: exit status $status (99: valgrind found errors)"; exit 1; }
