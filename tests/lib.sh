@@ -102,3 +102,30 @@ notified() {
 wait_ready() {
         wait_for --pid "$1" "${3:-20}" "READY=1 (${2:-1} times) from the daemon $1" notified "$1" READY=1 "${2:-1}"
 }
+
+# private_wsf DIR: where user namespaces allow it (no root needed), makes
+# DIR/wsf a private copy of vm.watermark_scale_factor and sets PRIVATE_WSF
+# to a command prefix that runs a command in a mount namespace where the
+# sysctl is that copy: what the command reads and writes there is its own,
+# whatever other processes do to the real one. "${PRIVATE_WSF[@]}" CMD &
+# gives CMD's PID in $! (each step execs the next). WSF_FILE is the file to
+# compare: the copy, or the real sysctl (PRIVATE_WSF empty, return 1) where
+# no copy can be made.
+private_wsf() {
+        WSF_FILE=/proc/sys/vm/watermark_scale_factor
+        PRIVATE_WSF=()
+        echo 4242 > "$1/wsf"
+        _private_wsf_cmd "$1/wsf"
+        if [ "$("${PRIVATE_WSF[@]}" cat "$WSF_FILE" 2> /dev/null)" != 4242 ]; then
+                PRIVATE_WSF=()
+                rm -f "$1/wsf"
+                return 1
+        fi
+        cat "$WSF_FILE" > "$1/wsf"
+        WSF_FILE=$1/wsf
+}
+_private_wsf_cmd() {
+        # shellcheck disable=SC2016 # $0 and $@ are the inner shell's
+        PRIVATE_WSF=(unshare -rm --propagation private sh -c
+                'mount --bind "$0" /proc/sys/vm/watermark_scale_factor && exec "$@"' "$1")
+}
