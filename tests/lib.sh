@@ -129,3 +129,12 @@ _private_wsf_cmd() {
         PRIVATE_WSF=(unshare -rm --propagation private sh -c
                 'mount --bind "$0" /proc/sys/vm/watermark_scale_factor && exec "$@"' "$1")
 }
+
+# zone_pages: one line per populated zone of /proc/zoneinfo:
+# "NODE ZONE FREE PRESENT MANAGED" (pages).
+zone_pages() {
+        awk '$1 == "Node" { node = $2 + 0; zone = $4 }
+             $1 == "pages" && $2 == "free" { free = $3 }
+             $1 == "present" { present = $2 }
+             $1 == "managed" { if (present > 0) print node, zone, free, present, $2 }' /proc/zoneinfo
+}
