@@ -102,6 +102,17 @@ replay drain-1g "$tmp/raise.conf"
 e=$(awk -F, 'NR > 1 && (min == "" || $6 < min) { min = $6; t = $1 } END { print t }' "$tmp/drain-1g.csv")
 r=$(first drain-1g '$4 ~ /^raise/')
 check drain-1g "raises while memory is taken, before the allocation ends" 'before "$r" "$e"' "raise at $r s, lowest free at $e s"
+# growing-zone: drain-1g with node 0's Normal zone growing as the memory is
+# taken and its free pages flat (tests/traces/grow-zone), as on a freshly
+# booted machine: the same consumption, which the daemon must answer as on
+# drain-1g, as high before the allocation ends (a raise for a small dip of
+# free pages before it does not count)
+replay growing-zone "$tmp/raise.conf"
+r=$(first growing-zone '$4 ~ /^raise/')
+highest() { awk -F, -v e="$e" 'NR > 1 && $1 < e && $2 > h { h = $2 } END { print h + 0 }' "$tmp/$1.csv"; }
+hd=$(highest drain-1g) hg=$(highest growing-zone)
+check growing-zone "raises while memory is taken from a growing zone, before the allocation ends" 'before "$r" "$e"' "raise at $r s, drain-1g's lowest free at $e s"
+check growing-zone "raises as high as on drain-1g before the allocation ends" '[ "$hg" -ge "$hd" ]' "$hg here, $hd on drain-1g"
 
 # a candidate configuration against the recorded decisions: without
 # compaction, the recorded compactions are shown as not taken, and counted
