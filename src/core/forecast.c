@@ -96,6 +96,10 @@ static void zone_forecast(const struct window *w, size_t i, const struct forecas
         zf->trend = window_fit(w, series_zone_used, &i, &zf->used_fit) == 0 &&
                     trusted(&zf->used_fit, p);
         zf->consumption_pages_per_sec = zf->trend ? zf->used_fit.slope : 0;
+        const struct sample *prev = window_at(w, w->len - 2);
+        zf->consumption_last_pages_per_sec =
+                (series_zone_used(window_newest(w), &i) - series_zone_used(prev, &i)) /
+                (window_newest(w)->time - prev->time);
         zf->secs_to_low = secs_until_consumed(&zf->used_fit, zf->trend, zf->free_pages, (double)z->wmark_low);
         zf->secs_to_min = secs_until_consumed(&zf->used_fit, zf->trend, zf->free_pages, (double)z->wmark_min);
         zf->drain_age = drain_age(w, i);

@@ -14,6 +14,10 @@
 #include "sample.h"
 #include "window.h"
 
+/* Zones smaller than this share of memory (ZONE_DMA) are not steered: a tiny
+ * zone's noise would translate into a huge scale factor for every zone. */
+#define STEER_MIN_SHARE 0.01
+
 struct forecast_params {
         double min_r2;          /* goodness-of-fit gate */
         unsigned min_points;    /* fewer samples than this show no trend: any
@@ -34,6 +38,7 @@ struct zone_forecast {
         struct fit used_fit;
         bool trend;             /* used_fit passes the R² gate */
         double consumption_pages_per_sec;       /* used_fit's slope when trend, else 0 */
+        double consumption_last_pages_per_sec;  /* pages in use gained over the last interval */
         /* When free pages reach low / min at the slowest consumption the
          * data support, counting no memory the kernel may still add. */
         double secs_to_low, secs_to_min;

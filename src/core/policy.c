@@ -4,9 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Zones smaller than this share of memory (ZONE_DMA) are not steered: a tiny
- * zone's noise would translate into a huge scale factor for every zone. */
-#define STEER_MIN_SHARE 0.01
 /* A raise smaller than this fraction of the value in force is not worth a
  * write; keeps the value from dithering on noise. */
 #define RAISE_HYSTERESIS 0.10
