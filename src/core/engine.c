@@ -50,6 +50,11 @@ long engine_kernel_refused(struct engine *e, long accepted, long refused)
         return policy_kernel_refused(&e->policy, accepted, refused);
 }
 
+void engine_compaction_took(struct engine *e, int node, double seconds)
+{
+        policy_compaction_took(&e->policy, node, seconds);
+}
+
 int engine_step(struct engine *e, const struct engine_params *p, const struct sample *s,
                 struct decision *d, bool *restarted)
 {

@@ -51,6 +51,8 @@ long engine_kernel_seen(const struct engine *e);
  * policy_kernel_refused() on the engine's policy. */
 void engine_write_failed(struct engine *e, const struct decision *d, bool keep_intent);
 long engine_kernel_refused(struct engine *e, long accepted, long refused);
+/* A compaction the engine decided took `seconds` (policy_compaction_took()). */
+void engine_compaction_took(struct engine *e, int node, double seconds);
 
 /* Push s and decide. Returns 1 with d filled when there was a forecast, 0
  * when there was none (too few samples, no time passed), a negative errno

@@ -44,8 +44,9 @@ static bool demanding(const struct episode_params *ep, const struct pressure *p)
 }
 
 /* Free memory on its way to low within the horizon, or there already, while
- * the workload demands; or something stalled. */
-static bool onset(const struct episode_params *ep, const struct pressure *p)
+ * the workload demands; or something stalled. A demand that does not head
+ * for low in time (the page cache filling at disk speed) is no episode. */
+static bool pressing(const struct episode_params *ep, const struct pressure *p)
 {
         if (p->allocstalls + p->compact_stalls > 0)
                 return true;
@@ -80,7 +81,7 @@ int episode_step(struct episode_tracker *t, const struct episode_params *ep, con
                  double time, double dt, long wsf, struct episode_stats *ended)
 {
         if (!t->active) {
-                if (!onset(ep, p))
+                if (!pressing(ep, p))
                         return 0;
                 t->active = true;
                 t->calm_samples = 0;
@@ -90,7 +91,7 @@ int episode_step(struct episode_tracker *t, const struct episode_params *ep, con
                 return 1;
         }
         account(&t->cur, p, dt, wsf);
-        if (demanding(ep, p) || p->allocstalls + p->compact_stalls > 0) {
+        if (pressing(ep, p)) {
                 t->cur.end = time;
                 t->calm_samples = 0;
                 return 0;

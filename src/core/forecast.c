@@ -177,10 +177,10 @@ static void rates(const struct window *w, struct forecast *f)
         f->direct_rate = window_last_delta(w, offsetof(struct vmstat, pgsteal_direct)) / f->dt;
         f->allocstalls = (uint64_t)window_last_delta(w, offsetof(struct vmstat, allocstall));
         f->compact_stalls = (uint64_t)window_last_delta(w, offsetof(struct vmstat, compact_stall));
-        f->kswapd_trend = window_fit_counter(w, offsetof(struct vmstat, pgsteal_kswapd), &fit) == 0 ?
-                          fit.slope : 0;
-        f->compact_success_rate = window_fit_counter(w, offsetof(struct vmstat, compact_success), &fit) == 0 ?
-                                  fit.slope : 0;
+        f->kswapd_window_rate = window_fit_counter(w, offsetof(struct vmstat, pgsteal_kswapd), &fit) == 0 ?
+                                fit.slope : 0;
+        f->kswapd_scan_rate = window_fit_counter(w, offsetof(struct vmstat, pgscan_kswapd), &fit) == 0 ?
+                              fit.slope : 0;
 }
 
 int forecast_compute(const struct window *w, const struct forecast_params *p, struct forecast *f)

@@ -68,9 +68,9 @@ struct forecast {
         uint64_t managed_pages;         /* all zones */
         double kswapd_rate;             /* pgsteal_kswapd pages/s, last interval */
         double kswapd_peak;             /* best interval rate in the window */
-        double kswapd_trend;            /* fitted over the window */
+        double kswapd_window_rate;      /* pgsteal_kswapd pages/s fitted over the window */
+        double kswapd_scan_rate;        /* pgscan_kswapd pages/s fitted over the window */
         double direct_rate;             /* pgsteal_direct pages/s, last interval */
-        double compact_success_rate;    /* compact_success per second, window fit */
         uint64_t allocstalls, compact_stalls;   /* in the last interval */
         uint64_t reclaimable;           /* MemFree + file LRU, pages */
 };

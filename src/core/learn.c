@@ -22,8 +22,6 @@
  * in weight over a day: what it reclaimed in the last episode is the best
  * guess for the next. */
 #define LEARN_KSWAPD_HALF_LIFE (24 * 3600.0)
-/* Nearest class consulted for a demand whose own class is unknown. */
-#define LEARN_NEIGHBOURS 2
 /* Managed memory may differ this much from what was learnt on. */
 #define LEARN_MANAGED_TOLERANCE 0.10
 
@@ -121,11 +119,15 @@ void learn_episode(struct learned *l, const struct episode_stats *e)
         k->updated = e->end;
 }
 
+double learn_kswapd_capacity(const struct learned *l, double now)
+{
+        double age = now - l->kswapd_updated;
+        return l->kswapd_capacity_pages_per_sec * (age > 0 ? exp2(-age / LEARN_KSWAPD_HALF_LIFE) : 1);
+}
+
 void learn_kswapd(struct learned *l, double pages_per_sec, double time)
 {
-        double age = time - l->kswapd_updated;
-        double old = l->kswapd_capacity_pages_per_sec *
-                     (age > 0 ? exp2(-age / LEARN_KSWAPD_HALF_LIFE) : 1);
+        double old = learn_kswapd_capacity(l, time);
         if (!(pages_per_sec > old))
                 return;
         l->kswapd_capacity_pages_per_sec = pages_per_sec;
@@ -137,7 +139,7 @@ long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t manag
 {
         int c = learn_class_of(pages_per_sec, managed);
         if (c < 0)
-                return 0;
+                return -1;
         /* its own class, then the ones above (a faster demand's size is the
          * safe side), then below */
         for (int d = 0; d <= LEARN_NEIGHBOURS; d++) {
@@ -146,5 +148,5 @@ long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t manag
                 if (d > 0 && c - d >= 0 && l->classes[c - d].known)
                         return (long)ceil(l->classes[c - d].wsf);
         }
-        return 0;
+        return -1;
 }

@@ -27,6 +27,7 @@
 #define LEARN_CLASSES 24                /* classes 0..23: up to 2^23 permyriad/s */
 #define LEARN_HISTORY 32                /* episodes kept */
 #define LEARN_MAX_AGE (7 * 24 * 3600.0) /* seconds without an episode of the class */
+#define LEARN_NEIGHBOURS 2              /* classes either side consulted for an unknown one */
 
 struct learn_class {
         bool known;
@@ -71,10 +72,13 @@ void learn_episode(struct learned *l, const struct episode_stats *e);
 
 /* A kswapd reclaim rate shown at `time`. */
 void learn_kswapd(struct learned *l, double pages_per_sec, double time);
+/* The best rate shown, halving in weight over LEARN_KSWAPD_HALF_LIFE; 0
+ * when none was. */
+double learn_kswapd_capacity(const struct learned *l, double now);
 
 /* The scale factor learnt for a demand of pages_per_sec on this machine:
- * its class's, or the nearest known class above it; 0 when nothing
- * applies. */
+ * its class's, or the nearest known class within LEARN_NEIGHBOURS (above
+ * first); -1 when nothing applies. 0 means: it needed no raise. */
 long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed);
 
 /* ---- text (learn-text.c) --------------------------------------------- */

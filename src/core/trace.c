@@ -422,7 +422,7 @@ static int parse_reason(json_object *o, enum wsf_reason *out, const struct perr 
         int r = get_str(o, "reason", s, sizeof(s), true, e);
         if (r < 0)
                 return r;
-        for (int i = WSF_KEEP; i <= WSF_ADOPT; i++)
+        for (int i = WSF_KEEP; i < _WSF_REASONS; i++)
                 if (strcmp(s, wsf_reason_str((enum wsf_reason)i)) == 0) {
                         *out = (enum wsf_reason)i;
                         return 0;

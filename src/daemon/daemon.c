@@ -114,7 +114,9 @@ static void apply_compaction(struct daemon *d, const struct compact_order *c)
         bool all = false;
         double t0 = now_mono();
         int r = acting(d) ? actuate_compact_node(d->opt->root, c->node, &all) : 0;
-        report_compact(d->log, c, acting(d), all, now_mono() - t0, r);
+        double took = now_mono() - t0;
+        report_compact(d->log, c, acting(d), all, took, r);
+        engine_compaction_took(&d->engine, c->node, took);
         if (actuate_denied(r) && !d->monitor_only)
                 enter_monitor_only(d, r);
 }
@@ -147,6 +149,7 @@ static void act(struct daemon *d, struct decision *dec)
         else if (dec->reason != WSF_KEEP && acting(d))
                 apply_wsf(d, dec);
         report_wsf(d->log, dec, acting(d));
+        report_episode(d->log, dec);
         for (size_t i = 0; i < dec->nr_backoff; i++)
                 report_backoff(d->log, &dec->backoff[i]);
         for (size_t i = 0; i < dec->nr_compact; i++)

@@ -22,7 +22,7 @@
 /* live.json is rewritten at least this often (or each interval, if longer). */
 #define LIVE_HEARTBEAT 10.0
 #define PUBLISH_RECENT 10       /* decisions kept in live.json */
-#define PUBLISH_WSF_KINDS (WSF_ADOPT + 1)
+#define PUBLISH_WSF_KINDS _WSF_REASONS
 
 enum publish_mode { MODE_ACTING, MODE_DRY_RUN, MODE_MONITOR_ONLY };
 
