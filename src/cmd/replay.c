@@ -113,6 +113,16 @@ static const struct zone_forecast *zone_fc(const struct forecast *f, int node, c
         return NULL;
 }
 
+/* The zone a decision that names none is judged on: the largest. */
+static const struct zone_forecast *largest_zone(const struct forecast *f)
+{
+        const struct zone_forecast *best = NULL;
+        for (size_t i = 0; i < f->nr_zones; i++)
+                if (!best || f->zones[i].managed_pages > best->managed_pages)
+                        best = &f->zones[i];
+        return best;
+}
+
 static int take_decision(struct replay *rp, const struct sample *s, const struct decision *d)
 {
         const struct forecast *f = &rp->engine.forecast;
@@ -133,9 +143,12 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
                 rp->lowers++;
         if (d->wsf_new > rp->wsf_max)
                 rp->wsf_max = d->wsf_new, rp->wsf_max_t = s->time;
-        const struct zone_forecast *z = d->node >= 0 ? zone_fc(f, d->node, d->zone) : NULL;
-        if (d->reason == WSF_RAISE_FORECAST && z)
-                return score_raise(&rp->score, s->time, z->node, z->name, (double)z->wmark_low, z->free_pages);
+        const struct zone_forecast *z = d->node >= 0 ? zone_fc(f, d->node, d->zone) : largest_zone(f);
+        bool raise = d->reason == WSF_RAISE_FORECAST || d->reason == WSF_RAISE_LEARNED ||
+                     d->reason == WSF_RAISE_STALL;
+        if (raise && z)
+                return score_raise(&rp->score, s->time, d->reason, z->node, z->name, (double)z->wmark_low,
+                                   z->free_pages);
         return 0;
 }
 
@@ -238,6 +251,10 @@ static int on_sample(struct replay *rp, struct sample *s)
                 return r;
         if (restarted)
                 fprintf(rp->out, "%+8.1f s  zone layout changed; window restarted\n", s->time - rp->t0);
+        if (rp->o.score && rp->samples > 0)
+                score_stalls(&rp->score, s->time,
+                             increase(rp->prev_allocstall, s->vm.allocstall) +
+                             increase(rp->prev_compact_stall, s->vm.compact_stall));
         if ((rp->o.score && score_sample(rp, s, r == 1) < 0) || (r == 1 && take_decision(rp, s, &d) < 0))
                 return -ENOMEM;
         if (rp->o.csv)
@@ -322,8 +339,17 @@ static void print_score(struct replay *rp)
         } else {
                 fprintf(o, "  lead time, predicted time error: none (no crossing was seen coming)\n");
         }
-        fprintf(o, "  false alarms: %zu of %zu forecast raises (%zu not judged: the trace ends within the horizon)\n",
+        fprintf(o, "  false alarms: %zu of %zu raises (%zu not judged: the trace ends within the horizon)\n",
                 m.false_alarms, m.raises, m.unjudged);
+        static const enum wsf_reason judged[] = { WSF_RAISE_FORECAST, WSF_RAISE_LEARNED, WSF_RAISE_STALL };
+        for (size_t i = 0; i < ARRAY_SIZE(judged); i++) {
+                const struct score_reason_summary *r = &m.reasons[judged[i]];
+                char lead[48] = "no crossing came";
+                if (!isnan(r->lead_median))
+                        snprintf(lead, sizeof(lead), "median lead %.1f s", r->lead_median);
+                fprintf(o, "    %-13s %zu raises, %zu false alarms, %zu not judged; %s\n",
+                        wsf_reason_str(judged[i]), r->raises, r->false_alarms, r->unjudged, lead);
+        }
         for (size_t i = 0; i < rp->score.nr_events; i++) {
                 const struct score_event *e = &rp->score.events[i];
                 char what[64], seen[96] = "missed";
