@@ -43,6 +43,7 @@ struct replay {
         uint64_t prev_allocstall, prev_compact_stall;
         /* the summary */
         size_t raises, lowers, adopts, compactions, backoffs;
+        size_t onset_samples;           /* taken early by the recording daemon's fast path */
         size_t rec_decisions, rec_raises, rec_lowers, rec_compactions;
         size_t acted, same, differ;
         long max_diff, wsf_max;
@@ -145,10 +146,10 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
                 rp->wsf_max = d->wsf_new, rp->wsf_max_t = s->time;
         const struct zone_forecast *z = d->node >= 0 ? zone_fc(f, d->node, d->zone) : largest_zone(f);
         bool raise = d->reason == WSF_RAISE_FORECAST || d->reason == WSF_RAISE_LEARNED ||
-                     d->reason == WSF_RAISE_STALL;
+                     d->reason == WSF_RAISE_STALL || d->reason == WSF_RAISE_RECUR;
         if (raise && z)
-                return score_raise(&rp->score, s->time, d->reason, z->node, z->name, (double)z->wmark_low,
-                                   z->free_pages);
+                return score_raise(&rp->score, s->time, d->onset ? SCORE_ONSET : (int)d->reason, z->node,
+                                   z->name, (double)z->wmark_low, z->free_pages);
         return 0;
 }
 
@@ -237,6 +238,7 @@ static int on_sample(struct replay *rp, struct sample *s)
         }
         long recorded = s->wsf;
         rp->rec_wsf = recorded;
+        rp->onset_samples += s->onset;
         rp->rec_written = -1;
         /* The policy must see its own value in force, or it would take the
          * recorded one for another process's and adopt it. The watermarks
@@ -310,6 +312,8 @@ static void print_summary(struct replay *rp)
         fprintf(o, "  scale factor: baseline %ld, highest %ld at %+.1f s, %ld at the end; above the baseline for %.1f of %.1f s\n",
                 engine_baseline(&rp->engine), rp->wsf_max, rp->wsf_max_t - rp->t0, rp->sim_wsf, rp->above, span);
         fprintf(o, "  scale factor over time: %s\n", rp->changes);
+        fprintf(o, "  samples taken early at an onset: %zu (replayed as recorded; when to take one is the daemon's: a trace of 'memoptimizer record' has none)\n",
+                rp->onset_samples);
         if (strcmp(rp->header.source, "daemon") != 0) {
                 fprintf(o, "  recorded decisions: none (a trace of 'memoptimizer record' has only samples)\n");
                 return;
@@ -341,14 +345,16 @@ static void print_score(struct replay *rp)
         }
         fprintf(o, "  false alarms: %zu of %zu raises (%zu not judged: the trace ends within the horizon)\n",
                 m.false_alarms, m.raises, m.unjudged);
-        static const enum wsf_reason judged[] = { WSF_RAISE_FORECAST, WSF_RAISE_LEARNED, WSF_RAISE_STALL };
+        static const int judged[] = { WSF_RAISE_FORECAST, WSF_RAISE_LEARNED, WSF_RAISE_RECUR,
+                                      WSF_RAISE_STALL, SCORE_ONSET };
         for (size_t i = 0; i < ARRAY_SIZE(judged); i++) {
                 const struct score_reason_summary *r = &m.reasons[judged[i]];
                 char lead[48] = "no crossing came";
                 if (!isnan(r->lead_median))
                         snprintf(lead, sizeof(lead), "median lead %.1f s", r->lead_median);
-                fprintf(o, "    %-13s %zu raises, %zu false alarms, %zu not judged; %s\n",
-                        wsf_reason_str(judged[i]), r->raises, r->false_alarms, r->unjudged, lead);
+                fprintf(o, "    %-16s %zu raises, %zu false alarms, %zu not judged; %s\n",
+                        judged[i] == SCORE_ONSET ? "at onset" : wsf_reason_str((enum wsf_reason)judged[i]),
+                        r->raises, r->false_alarms, r->unjudged, lead);
         }
         for (size_t i = 0; i < rp->score.nr_events; i++) {
                 const struct score_event *e = &rp->score.events[i];

@@ -40,6 +40,12 @@ long engine_kernel_seen(const struct engine *e)
         return e->policy.kernel_seen;
 }
 
+bool engine_onset_watch(const struct engine *e, double *trigger_pages_per_sec)
+{
+        *trigger_pages_per_sec = e->policy.onset_trigger_pages_per_sec;
+        return e->policy.onset_armed;
+}
+
 void engine_write_failed(struct engine *e, const struct decision *d, bool keep_intent)
 {
         policy_write_failed(&e->policy, d, keep_intent);
@@ -71,6 +77,7 @@ int engine_step(struct engine *e, const struct engine_params *p, const struct sa
         if (r < 0)
                 return 0;       /* too few samples, or no time between them */
         policy_decide(&e->policy, &p->policy, &e->forecast, d);
+        d->onset = s->onset;
         return 1;
 }
 

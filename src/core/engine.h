@@ -47,6 +47,11 @@ long engine_baseline(const struct engine *e);
 /* The value last written to or read from the kernel. */
 long engine_kernel_seen(const struct engine *e);
 
+/* Whether the fast path should watch free memory between samples, and
+ * the rate of fall (pages per second) at which it should take a sample at
+ * once (policy.h). */
+bool engine_onset_watch(const struct engine *e, double *trigger_pages_per_sec);
+
 /* Carrying out a decision went wrong: policy_write_failed() and
  * policy_kernel_refused() on the engine's policy. */
 void engine_write_failed(struct engine *e, const struct decision *d, bool keep_intent);

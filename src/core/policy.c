@@ -25,6 +25,11 @@
  * watermark would only make it burn more CPU. */
 #define KSWAPD_BUSY_SHARE_PER_SEC 0.01
 #define KSWAPD_MIN_EFFICIENCY 0.10
+/* A recurring episode is raised for this long before it is due: at least
+ * this many intervals, or this share of its period if longer, so that
+ * kswapd has the head start before the episode begins. */
+#define RECUR_LEAD_INTERVALS 2.0
+#define RECUR_LEAD_SHARE 0.10
 /* Compaction helps only when most free memory sits in blocks too small for
  * the order (the proactive-compaction score of the kernel, as a fraction). */
 #define COMPACT_MIN_EXTFRAG 0.5
@@ -45,7 +50,7 @@ const char *wsf_reason_str(enum wsf_reason r)
                 [WSF_KEEP] = "keep", [WSF_RAISE_FORECAST] = "raise",
                 [WSF_RAISE_STALL] = "raise-stall", [WSF_LOWER_CALM] = "lower",
                 [WSF_LOWER_GUARD] = "lower-guard", [WSF_ADOPT] = "adopt",
-                [WSF_RAISE_LEARNED] = "raise-learned",
+                [WSF_RAISE_LEARNED] = "raise-learned", [WSF_RAISE_RECUR] = "raise-recurrence",
         };
         return r >= 0 && r < _WSF_REASONS ? s[r] : "?";
 }
@@ -56,7 +61,7 @@ void policy_init(struct policy_state *st, long baseline, long in_force)
                 .baseline = baseline, .current = in_force, .kernel_seen = in_force,
                 .kernel_refused = LONG_MAX,
                 .last_change = -INFINITY, .last_raise = -INFINITY, .last_stall = -INFINITY,
-                .episode_end = -INFINITY,
+                .episode_end = -INFINITY, .recur_until = -INFINITY,
         };
         episode_init(&st->episodes);
         learn_init(&st->learned);
@@ -210,6 +215,20 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
                         *why = learned >= 0 ? WSF_RAISE_LEARNED : WSF_RAISE_FORECAST;
                 }
         }
+        recur_find(&st->learned, p->managed_pages, f->time, &d->recur);
+        if (!st->episodes.active && d->recur.expected) {
+                double lead = fmax(RECUR_LEAD_INTERVALS * cfg->interval, RECUR_LEAD_SHARE * d->recur.period);
+                long w = learn_wsf_for(&st->learned, d->recur.peak_demand_pages_per_sec, p->managed_pages);
+                if (f->time >= d->recur.next_start - lead && w > target) {
+                        target = w;
+                        *why = WSF_RAISE_RECUR;
+                        d->drain = d->recur.peak_demand_pages_per_sec;
+                        d->demand_class = learn_class_of(d->drain, p->managed_pages);
+                        d->learned_wsf = w;
+                        d->recur_due_in = d->recur.next_start - f->time;
+                        st->recur_until = d->recur.next_start + RECUR_TOLERANCE * d->recur.period;
+                }
+        }
         if (p->allocstalls > 0 || p->direct_pages_per_sec > 0) {
                 st->last_stall = f->time;
                 long w = stall_target(st, p, f->dt);
@@ -224,15 +243,26 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
                 st->compact_wanted = true;
         if (target > st->current && kswapd_failing(f, p->managed_pages))
                 target = st->current;   /* a higher watermark would only burn CPU */
+        /* What the fast path watches for: a fall faster than kswapd can
+         * make up, while one could bring free memory to low in time. */
+        st->onset_trigger_pages_per_sec = capacity;
+        st->onset_armed = !st->episodes.active && p->free_pages - p->wmark_low < capacity * cfg->horizon;
         return target;
 }
 
 /* Give the memory back once the episode is over: no episode under way, and
- * none ended, stalled or raised within the calm period. */
+ * none ended, stalled or raised within the calm period; and no recurring one
+ * due. A raise for a recurring episode that did not come is given back as
+ * soon as it is overdue: a pattern that stops costs at most its lead and
+ * tolerance. */
 static bool calm(const struct policy_state *st, const struct policy_config *cfg, double now)
 {
-        return !st->episodes.active && now - st->episode_end >= cfg->calm_period &&
-               now - st->last_stall >= cfg->calm_period && now - st->last_raise >= cfg->calm_period;
+        if (st->episodes.active || now < st->recur_until)
+                return false;
+        if (st->recur_until > st->episode_end && st->recur_until > st->last_stall)
+                return true;    /* the recurring episode it was raised for never came */
+        return now - st->episode_end >= cfg->calm_period && now - st->last_stall >= cfg->calm_period &&
+               now - st->last_raise >= cfg->calm_period;
 }
 
 static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,

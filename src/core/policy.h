@@ -17,6 +17,7 @@
 #include "episode.h"
 #include "forecast.h"
 #include "learn.h"
+#include "recur.h"
 
 /* Capacity for per-node compaction state; nodes past it are not compacted. */
 #define POLICY_NODE_CAP 64
@@ -53,6 +54,12 @@ struct policy_state {
         double last_change, last_raise, last_stall;     /* sample times */
         struct episode_tracker episodes;
         double episode_end;             /* sample time the last episode ended */
+        double recur_until;             /* a raise for a recurring episode holds until then */
+        /* Between samples, watch free memory while an episode's onset could
+         * bring it to low within the horizon, and sample at once when it
+         * falls faster than the trigger rate (the daemon's fast path). */
+        bool onset_armed;
+        double onset_trigger_pages_per_sec;
         struct learned learned;         /* kept across restarts by the daemon */
         bool compact_wanted;            /* compaction stalls seen: compact in the next calm */
         struct node_compaction nodes[POLICY_NODE_CAP];
@@ -67,6 +74,7 @@ enum wsf_reason {
         WSF_LOWER_GUARD,        /* the OOM guard no longer allows the value */
         WSF_ADOPT,              /* somebody else wrote the sysctl */
         WSF_RAISE_LEARNED,      /* an episode of a known kind: what it needed before */
+        WSF_RAISE_RECUR,        /* an episode of a recurring kind is due: ahead of it */
         _WSF_REASONS
 };
 
@@ -98,6 +106,9 @@ struct decision {
         bool episode_ended;             /* an episode ended at this sample: */
         struct episode_stats episode;   /* what it showed */
         long learned_wsf;               /* and what its class needs now; -1 none */
+        bool onset;                     /* decided on a sample the fast path took early */
+        struct recurrence recur;        /* the recurring pattern seen, if any */
+        double recur_due_in;            /* seconds until its next episode is due */
         size_t nr_compact, nr_backoff;
         struct compact_order compact[POLICY_NODE_CAP];
         struct compact_backoff backoff[POLICY_NODE_CAP];
@@ -133,4 +144,7 @@ long wsf_for_gap(double gap, uint64_t managed);
  * watermark stays within the reclaimable memory minus the headroom. */
 long wsf_guard(const struct forecast *f, double oom_headroom, long limit);
 
+/* The name of a reason in logs, traces and live.json; at most
+ * WSF_REASON_NAME_MAX - 1 characters. */
+#define WSF_REASON_NAME_MAX 24
 const char *wsf_reason_str(enum wsf_reason r);

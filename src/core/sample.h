@@ -83,6 +83,7 @@ struct sample {
         struct zone *zones;             /* owned */
         struct vmstat vm;
         struct meminfo mem;
+        bool onset;                     /* taken early: the fast path saw free memory fall */
 };
 
 int buddyinfo_parse(const char *text, struct buddyinfo *out);

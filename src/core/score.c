@@ -112,7 +112,7 @@ int score_point(struct score *s, enum score_kind kind, int node, const char *nam
         return 0;
 }
 
-int score_raise(struct score *s, double t, enum wsf_reason reason, int node, const char *name,
+int score_raise(struct score *s, double t, int reason, int node, const char *name,
                 double level, double value)
 {
         if (reserve((void **)&s->raises, &s->raises_cap, s->nr_raises, sizeof(*s->raises)) < 0)
@@ -152,13 +152,13 @@ static double median(const double *v, size_t n)
 static void summarize_reasons(const struct score *s, struct score_summary *out)
 {
         double *lead = calloc(s->nr_raises + 1, sizeof(double));
-        for (int k = 0; k < _WSF_REASONS; k++) {
+        for (int k = 0; k < SCORE_REASONS; k++) {
                 struct score_reason_summary *m = &out->reasons[k];
                 size_t n = 0;
                 m->lead_median = NAN;
                 for (size_t i = 0; i < s->nr_raises; i++) {
                         const struct score_raise *r = &s->raises[i];
-                        if ((int)r->reason != k)
+                        if (r->reason != k)
                                 continue;
                         m->raises++;
                         m->false_alarms += r->verdict < 0;

@@ -36,9 +36,14 @@ struct score_event {
         double predicted;       /* the time the first warning gave */
 };
 
+/* Raises are judged per reason (enum wsf_reason), and those decided on a
+ * sample the fast path took at an onset together under this index. */
+#define SCORE_ONSET _WSF_REASONS
+#define SCORE_REASONS (_WSF_REASONS + 1)
+
 struct score_raise {
         double t, level, deadline;      /* level: the zone's low when it raised */
-        enum wsf_reason reason;
+        int reason;                     /* enum wsf_reason, or SCORE_ONSET */
         int node;
         char name[ZONE_NAME_MAX];
         int verdict;                    /* 0 pending, 1 crossed, -1 false alarm */
@@ -69,7 +74,7 @@ struct score_summary {
         double lead_median, error_median, error_p90, within20;  /* NAN without seen events */
         size_t within20_n;
         size_t raises, false_alarms, unjudged;
-        struct score_reason_summary reasons[_WSF_REASONS];
+        struct score_reason_summary reasons[SCORE_REASONS];
 };
 
 void score_init(struct score *s, double horizon, double lead_time);
@@ -81,10 +86,10 @@ void score_free(struct score *s);
 int score_point(struct score *s, enum score_kind kind, int node, const char *name, double t,
                 double value, double level, double secs, bool has_forecast);
 
-/* A raise for `reason` on account of zone (node, name), with `value` free
+/* A raise for `reason` (or SCORE_ONSET) on account of zone (node, name), with `value` free
  * pages now and `level` its low watermark: judged by whether free pages
  * cross it within the horizon. */
-int score_raise(struct score *s, double t, enum wsf_reason reason, int node, const char *name,
+int score_raise(struct score *s, double t, int reason, int node, const char *name,
                 double level, double value);
 
 /* Allocations stalled at t (allocstall + compact_stall in the interval

@@ -229,6 +229,48 @@ static void learned_size_grows_after_stall(void **state)
         sim_free(&s);
 }
 
+/* A train of the dip every 15 s (starting at t = 5, 20, 35, 50), then no
+ * more. After each episode the value goes back to the baseline. Once three
+ * have come at a steady period, the next is raised for ahead of time
+ * (raise-recurrence, 2 s before it is due: the fourth, due at 49, at 47);
+ * after the fourth the fifth is expected at 64 and raised for at 62; it
+ * never comes, and the value is given back as soon as it is overdue by a
+ * quarter period (67.75): the broken pattern cost its lead and tolerance,
+ * under one period. */
+static uint64_t train(int t)
+{
+        return t < 60 ? dip(t % 15) : 2000000;
+}
+
+static void recurring_episode_anticipated(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        int recur_raise[4], nr = 0, lowered_at = -1;
+        for (int t = 0; t <= 80; t++) {
+                struct synth_zone z = zone_free(train(t));
+                if (!sim_step(&s, t, &z, 1, NULL, PLENTY, &d) || d.reason == WSF_KEEP)
+                        continue;
+                if (d.reason == WSF_RAISE_RECUR) {
+                        assert_true(nr < 4);
+                        recur_raise[nr++] = t;
+                        assert_true(d.recur.expected);
+                        assert_float_equal(d.recur.period, 15, 1e-6);
+                        assert_float_equal(d.recur_due_in, 2, 1e-6);
+                }
+                if (d.reason == WSF_LOWER_CALM)
+                        lowered_at = t;
+        }
+        assert_int_equal(nr, 2);
+        assert_int_equal(recur_raise[0], 47);
+        assert_int_equal(recur_raise[1], 62);
+        assert_int_equal(lowered_at, 68);
+        assert_int_equal(s.kernel_wsf, 10);
+        sim_free(&s);
+}
+
 /* Compaction stalls are fragmentation, not a lack of free pages: they do
  * not raise the scale factor; a compaction follows once the episode they
  * started is over (not while the workload faults). */
@@ -639,6 +681,7 @@ int main(void)
                 cmocka_unit_test(added_memory_still_raises),
                 cmocka_unit_test(learned_size_shrinks_after_unused_margin),
                 cmocka_unit_test(learned_size_grows_after_stall),
+                cmocka_unit_test(recurring_episode_anticipated),
                 cmocka_unit_test(compaction_stall_compacts),
                 cmocka_unit_test(stall_grows_the_gap_in_proportion),
                 cmocka_unit_test(given_back_after_the_episode),

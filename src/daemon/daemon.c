@@ -44,6 +44,10 @@ struct daemon {
         unsigned read_failures;
         unsigned long samples;  /* taken since start, for the debug log */
         sd_event_source *timer;
+        sd_event_source *fast;  /* the onset watch between samples; off while disarmed */
+        double fast_ref_time;   /* monotonic seconds */
+        uint64_t fast_ref_free; /* bytes free (sysinfo) at the last sample */
+        double fast_trigger;    /* bytes per second of fall that take a sample at once */
         struct recorder *rec;   /* record = FILE, NULL when not recording */
         struct publisher publisher;
 };
@@ -220,17 +224,37 @@ static void sample_failed(struct daemon *d, int r)
         publish(d, false, NULL);
 }
 
-static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+/* Checks of free memory between samples, this many per interval. */
+#define ONSET_CHECKS_PER_INTERVAL 4
+
+/* Arm the fast path when the engine asks for it: free memory is read with
+ * one system call a few times per interval, and a fall faster than kswapd
+ * can make up takes a sample at once instead of up to an interval later. */
+static void watch_onset(struct daemon *d)
 {
-        struct daemon *d = userdata;
-        (void)usec;
-        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * 1e6));
-        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        double trigger;
+        bool armed = engine_onset_watch(&d->engine, &trigger) &&
+                     free_bytes_quick(&d->fast_ref_free) == 0;
+        if (!armed) {
+                sd_event_source_set_enabled(d->fast, SD_EVENT_OFF);
+                return;
+        }
+        d->fast_ref_time = now_mono();
+        d->fast_trigger = trigger * (double)d->page_size;
+        sd_event_source_set_time_relative(d->fast, (uint64_t)(d->cfg.interval * 1e6 / ONSET_CHECKS_PER_INTERVAL));
+        sd_event_source_set_enabled(d->fast, SD_EVENT_ONESHOT);
+}
+
+/* One cycle: sample -> engine -> act, record, publish. onset: the fast path
+ * asked for it. */
+static void take_sample(struct daemon *d, bool onset)
+{
         int r = sample_read(d->reader, &d->sample);
         if (r < 0) {
                 sample_failed(d, r);
-                return 0;
+                return;
         }
+        d->sample.onset = onset;
         if (d->read_failures) {
                 /* A gap longer than the window spans leaves only stale
                  * samples in it: start afresh rather than fit across it. */
@@ -243,8 +267,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
         }
         if (d->rec)
                 record_check(d, recorder_sample(d->rec, &d->sample), "reached record_max_size");
-        log_msg(d->log, LOG_DEBUG, "sample %lu: vm.watermark_scale_factor %ld, %zu zones, window %zu",
-                ++d->samples, d->sample.wsf, d->sample.nr_zones, d->engine.window.len);
+        log_msg(d->log, LOG_DEBUG, "sample %lu%s: vm.watermark_scale_factor %ld, %zu zones, window %zu",
+                ++d->samples, onset ? " (onset)" : "", d->sample.wsf, d->sample.nr_zones,
+                d->engine.window.len);
         struct engine_params p;
         config_engine_params(&p, &d->cfg, acting(d), d->page_size, d->thp_pmd_size);
         struct decision dec;
@@ -252,7 +277,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
         r = engine_step(&d->engine, &p, &d->sample, &dec, &restarted);
         if (r < 0) {
                 log_msg(d->log, LOG_ERR, "keeping the sample: %s", strerror(-r));
-                return 0;
+                return;
         }
         if (restarted)
                 log_msg(d->log, LOG_NOTICE, "zone layout changed (memory hotplug?); window restarted");
@@ -265,6 +290,36 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
         if (r == 1 && d->rec)
                 record_check(d, recorder_decision(d->rec, d->sample.time, &dec, acting(d)), "");
         publish(d, true, r == 1 ? &dec : NULL);
+        watch_onset(d);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct daemon *d = userdata;
+        (void)usec;
+        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * 1e6));
+        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        take_sample(d, false);
+        return 0;
+}
+
+static int on_fast_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct daemon *d = userdata;
+        (void)usec;
+        uint64_t free;
+        double now = now_mono();
+        if (free_bytes_quick(&free) < 0)
+                return sd_event_source_set_enabled(s, SD_EVENT_OFF), 0;
+        double fell = (double)d->fast_ref_free - (double)free;
+        if (fell > 0 && fell >= d->fast_trigger * (now - d->fast_ref_time)) {
+                /* the next regular sample an interval after this one */
+                sd_event_source_set_time_relative(d->timer, (uint64_t)(d->cfg.interval * 1e6));
+                take_sample(d, true);
+                return 0;
+        }
+        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * 1e6 / ONSET_CHECKS_PER_INTERVAL));
+        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         return 0;
 }
 
@@ -452,6 +507,9 @@ static int start(struct daemon *d, sd_event *e)
             (r = sd_event_add_signal(e, NULL, SIGHUP, on_reload, d)) < 0 ||
             (r = sd_event_add_time_relative(e, &d->timer, CLOCK_MONOTONIC, 0, 1000, on_tick, d)) < 0 ||
             (r = sd_event_source_set_enabled(d->timer, SD_EVENT_ON)) < 0 ||
+            (r = sd_event_add_time_relative(e, &d->fast, CLOCK_MONOTONIC, UINT64_MAX / 2, 1000,
+                                            on_fast_tick, d)) < 0 ||
+            (r = sd_event_source_set_enabled(d->fast, SD_EVENT_OFF)) < 0 ||
             (r = sd_event_set_watchdog(e, true)) < 0) {
                 log_msg(d->log, LOG_ERR, "cannot set up the event loop: %s", strerror(-r));
                 return r;
@@ -477,6 +535,7 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
                 restore(&d);
         publish_stop(&d.publisher, opt->state_dir);
         sd_event_source_unref(d.timer);
+        sd_event_source_unref(d.fast);
         sd_event_unref(e);
         engine_free(&d.engine);
         int rc = recorder_close(d.rec);

@@ -35,7 +35,7 @@ struct publish_counters {
 
 struct publish_event {
         double time;                    /* CLOCK_REALTIME, seconds */
-        char kind[16];                  /* wsf_reason_str(), "compact" or "backoff" */
+        char kind[WSF_REASON_NAME_MAX]; /* wsf_reason_str(), "compact" or "backoff" */
         long wsf_old, wsf_new;
         int node;                       /* -1: none */
         char zone[ZONE_NAME_MAX];

@@ -75,6 +75,10 @@ void report_reason(char *buf, size_t size, const struct decision *d)
                 snprintf(buf, size, "a pressure episode like earlier ones (demand %s, class %d): they needed %ld",
                          drain, d->demand_class, d->learned_wsf);
                 break;
+        case WSF_RAISE_RECUR:
+                snprintf(buf, size, "a recurring pressure episode (every %.1f s, %u in a row) is due in %.1f s; its kind needs %ld",
+                         d->recur.period, d->recur.episodes, d->recur_due_in, d->learned_wsf);
+                break;
         case WSF_RAISE_STALL:
                 snprintf(buf, size, "%llu stalls in the last interval; direct reclaim %s, kswapd %s: the gap grows by %.3g times the shortfall",
                          (unsigned long long)d->stalls, direct, ksw, POLICY_STALL_GAIN);
@@ -101,8 +105,9 @@ void report_wsf_message(char *msg, size_t size, const struct decision *d, bool a
         report_reason(reason, sizeof(reason), d);
         const char *verb = d->reason == WSF_ADOPT ? "adopt" :
                            d->wsf_new > d->wsf_old ? "raise" : "lower";
-        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld: %s",
-                 acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new, reason);
+        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld%s: %s",
+                 acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new,
+                 d->onset ? " at onset" : "", reason);
 }
 
 void report_wsf(const struct logger *l, const struct decision *d, bool acting)
@@ -117,6 +122,7 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
         field(&fs, "WSF_NEW", 0, (double)d->wsf_new);
         field(&fs, "WSF_CEILING", 0, (double)d->ceiling);
         field_str(&fs, "REASON", wsf_reason_str(d->reason));
+        field_str(&fs, "TRIGGER", d->onset ? "onset" : "sample");
         field(&fs, "ACTING", 0, acting);
         if (d->node >= 0) {
                 field(&fs, "NODE", 0, d->node);

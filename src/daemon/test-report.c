@@ -50,7 +50,7 @@ static void raise_by_learning(const struct logger *l)
 {
         struct decision d = {
                 .reason = WSF_RAISE_LEARNED, .wsf_old = 10, .wsf_new = 242, .ceiling = 1000,
-                .node = -1, .drain = 600000, .demand_class = 9, .learned_wsf = 242,
+                .node = -1, .drain = 600000, .demand_class = 9, .learned_wsf = 242, .onset = true,
         };
         report_wsf(l, &d, true);
 }
@@ -94,7 +94,7 @@ static void lines(void **state)
         assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 596: a pressure episode of a kind not seen before"));
         assert_non_null(strstr(out, "gap for 4 s of the shortfall"));
         capture(raise_by_learning, out, sizeof(out));
-        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 242: a pressure episode like earlier ones"));
+        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 242 at onset: a pressure episode like earlier ones"));
         assert_non_null(strstr(out, "class 9): they needed 242"));
         capture(raise_by_stall, out, sizeof(out));
         assert_non_null(strstr(out, "would raise vm.watermark_scale_factor 10 -> 71: 65 stalls in the last interval"));
