@@ -13,13 +13,9 @@ check() {       # trace, expectation, condition (shell), figures
         if eval "$3"; then echo "PASS: $1: $2 ($4)"; else echo "FAIL: $1: $2 ($4)"; fail=1; fi
 }
 replay() {      # trace: writes $tmp/NAME.csv and $tmp/NAME.txt, or fails the test
-        local status=0
-        if [ -f "$traces/$1.jsonl.gz" ]; then     # the larger traces are compressed
-                gzip -dc "$traces/$1.jsonl.gz" |
-                        "$bin" replay - -c "$conf" --score --csv > "$tmp/$1.csv" 2> "$tmp/$1.txt" || status=$?
-        else
-                "$bin" replay "$traces/$1.jsonl" -c "$conf" --score --csv > "$tmp/$1.csv" 2> "$tmp/$1.txt" || status=$?
-        fi
+        local status=0 f=$traces/$1.jsonl
+        [ -f "$f" ] || f=$f.gz          # the larger traces are compressed; replay reads them as they are
+        "$bin" replay "$f" -c "$conf" --score --csv > "$tmp/$1.csv" 2> "$tmp/$1.txt" || status=$?
         [ "$status" -eq 0 ] || { echo "FAIL: $1: replay exited $status:"; cat "$tmp/$1.txt"; exit 1; }
 }
 # The first time (seconds from the first sample) a CSV row matches an awk
@@ -35,6 +31,18 @@ no_later() { [ "$1" != none ] && { [ "$2" = none ] || awk "BEGIN { exit !($1 <= 
 first_crossing() { sed -n "s/^ *+\([0-9.]*\) s  node[0-9]* [A-Za-z0-9_]* fell below $2:.*/\1/p" "$tmp/$1.txt" | head -1 | grep . || echo none; }
 
 for t in idle bursts bursts-250ms streaming accumulate fragmented; do replay "$t"; done
+
+# a compressed trace reads as its text does: the same report and CSV
+gzip -dc "$traces/bursts-250ms.jsonl.gz" | "$bin" replay - -c "$conf" --score --csv > "$tmp/plain.csv" 2> "$tmp/plain.txt"
+check bursts-250ms "replayed compressed, the same CSV and report as decompressed" \
+        'cmp -s "$tmp/plain.csv" "$tmp/bursts-250ms.csv" && cmp -s "$tmp/plain.txt" "$tmp/bursts-250ms.txt"' \
+        "$(wc -l < "$tmp/bursts-250ms.csv") CSV lines"
+# a damaged one is refused with FILE:LINE
+head -c 3000 "$traces/bursts-250ms.jsonl.gz" > "$tmp/cut.jsonl.gz"
+status=0; "$bin" replay "$tmp/cut.jsonl.gz" -c "$conf" > /dev/null 2> "$tmp/cut.txt" || status=$?
+check bursts-250ms "a compressed trace cut short is refused with FILE:LINE, exit 1" \
+        '[ "$status" -eq 1 ] && grep -q "^memoptimizer replay: $tmp/cut.jsonl.gz:[0-9]*: corrupt gzip data (at compressed byte 3000): the compressed data is cut short$" "$tmp/cut.txt"' \
+        "exit $status: $(cat "$tmp/cut.txt")"
 
 # idle: nothing happens, so the daemon does nothing
 n=$(count idle '$4 != "" || $5 > 0')

@@ -25,6 +25,10 @@ struct replay_opts {
 
 enum { ACT_RAISE = 1, ACT_LOWER = 2, ACT_ADOPT = 3, ACT_COMPACT = 4 };
 
+/* Room for one entry of the summary's "scale factor over time"
+ * (", +123456789.0 s 1000000") or its ", ... (see --csv)" ending. */
+#define CHANGE_ENTRY_MAX 40
+
 struct replay {
         struct replay_opts o;
         struct config cfg;
@@ -62,7 +66,7 @@ static int action_of(const struct decision *d)
 static void note_change(struct replay *rp, double t, long wsf)
 {
         size_t n = strlen(rp->changes);
-        if (n + 40 >= sizeof(rp->changes)) {
+        if (n + CHANGE_ENTRY_MAX >= sizeof(rp->changes)) {
                 if (!strstr(rp->changes, ", ..."))
                         snprintf(rp->changes + n, sizeof(rp->changes) - n, ", ... (see --csv)");
                 return;
@@ -327,10 +331,11 @@ static void print_summary(struct replay *rp)
                 fprintf(o, "  replayed scale factor equals the recorded daemon's on every sample\n");
 }
 
-static void print_score(struct replay *rp)
+static int print_score(struct replay *rp)
 {
         struct score_summary m;
-        score_summarize(&rp->score, &m);
+        if (score_summarize(&rp->score, &m) < 0)
+                return -ENOMEM;
         FILE *o = rp->out;
         fprintf(o, "\nscore (defined in memoptimizer(8), SCORES):\n");
         fprintf(o, "  crossings: %zu of low, %zu of min, %zu order-%u exhaustions; %zu seen coming, %zu missed; %zu before the first forecast (not counted)\n",
@@ -338,8 +343,9 @@ static void print_score(struct replay *rp)
                 m.seen, m.missed, m.unscored);
         if (m.seen) {
                 fprintf(o, "  lead time: median %.1f s\n", m.lead_median);
-                fprintf(o, "  predicted time error: median %.1f s, 90th percentile %.1f s; within +-20 %%: %.0f %% (%zu of %zu)\n",
-                        m.error_median, m.error_p90, m.within20 * 100, m.within20_n, m.seen);
+                fprintf(o, "  predicted time error: median %.1f s, %.0fth percentile %.1f s; within +-%.0f %%: %.0f %% (%zu of %zu)\n",
+                        m.error_median, SCORE_ERROR_PERCENTILE * 100, m.error_p90, SCORE_WITHIN_SHARE * 100,
+                        m.within20 * 100, m.within20_n, m.seen);
         } else {
                 fprintf(o, "  lead time, predicted time error: none (no crossing was seen coming)\n");
         }
@@ -370,6 +376,7 @@ static void print_score(struct replay *rp)
                                  e->lead, e->predicted - rp->t0, e->error);
                 fprintf(o, "%+8.1f s  %s: %s\n", e->t - rp->t0, what, seen);
         }
+        return 0;
 }
 
 static void replay_usage(FILE *out)
@@ -425,7 +432,7 @@ static int replay_args(int argc, char **argv, struct replay_opts *o)
 
 static int run(struct replay *rp, struct trace_reader *tr)
 {
-        char err[ERR_MSG_MAX];
+        char err[ERR_MSG_MAX] = "";    /* the reader's; on_sample() says nothing */
         struct trace_record rec = { 0 };
         int r;
         while ((r = trace_reader_next(tr, &rec, err, sizeof(err))) > 0) {
@@ -446,7 +453,7 @@ static int run(struct replay *rp, struct trace_reader *tr)
                 return 1;
         }
         if (r < 0) {
-                fprintf(stderr, "memoptimizer replay: %s\n", strerror(-r));
+                fprintf(stderr, "memoptimizer replay: %s\n", err[0] ? err : strerror(-r));
                 return 2;
         }
         if (!rp->started) {
@@ -455,8 +462,10 @@ static int run(struct replay *rp, struct trace_reader *tr)
         }
         finish_sample(rp);
         print_summary(rp);
-        if (rp->o.score)
-                print_score(rp);
+        if (rp->o.score && print_score(rp) < 0) {
+                fprintf(stderr, "memoptimizer replay: the score: %s\n", strerror(ENOMEM));
+                return 2;
+        }
         return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "publish-format.h"
 #include "report.h"
+#include "util.h"
 
 const char *daemon_state_str(enum daemon_state s)
 {
@@ -19,61 +20,71 @@ const char *daemon_state_str(enum daemon_state s)
         return n[s];
 }
 
+/* The text shows fragmentation and exhaustion for the compaction order and
+ * the few below it, not for every order. */
+#define TEXT_ORDERS_BELOW 3
+
 static unsigned first_frag_order(const struct status_report *r)
 {
-        return r->max_order > 3 ? r->max_order - 3 : 1;
+        return r->max_order > TEXT_ORDERS_BELOW ? r->max_order - TEXT_ORDERS_BELOW : 1;
 }
 
 /* ---- JSON ---- */
 
-static json_object *jnum(double v)
+/* Every json_put*() leaves -ENOMEM in *err when an allocation failed, and
+ * status_report_json() then returns NULL rather than a document with nulls
+ * where values belong (util.h). */
+
+/* A value taken from live.json (a reference, no allocation), or null. */
+static void put_ref(int *err, json_object *o, const char *key, json_object *v)
 {
-        return isfinite(v) ? json_object_new_double(v) : NULL;
+        if (v)
+                json_put(err, o, key, json_object_get(v));
+        else
+                json_put_null(err, o, key);
 }
 
-static json_object *jzone(const struct status_report *r, const struct zone *z)
+static json_object *jzone(int *err, const struct status_report *r, const struct zone *z)
 {
         json_object *o = json_object_new_object(), *w = json_object_new_object(),
                     *blocks = json_object_new_array(), *frag = json_object_new_array();
-        json_object_object_add(o, "node", json_object_new_int(z->node));
-        json_object_object_add(o, "zone", json_object_new_string(z->name));
-        json_object_object_add(o, "managed_pages", json_object_new_uint64(z->managed_pages));
-        json_object_object_add(o, "free_pages", json_object_new_uint64(z->free_pages));
-        json_object_object_add(w, "min", json_object_new_uint64(z->wmark_min));
-        json_object_object_add(w, "low", json_object_new_uint64(z->wmark_low));
-        json_object_object_add(w, "high", json_object_new_uint64(z->wmark_high));
-        json_object_object_add(o, "watermarks", w);
+        json_put(err, o, "node", json_object_new_int(z->node));
+        json_put(err, o, "zone", json_object_new_string(z->name));
+        json_put(err, o, "managed_pages", json_object_new_uint64(z->managed_pages));
+        json_put(err, o, "free_pages", json_object_new_uint64(z->free_pages));
+        json_put(err, w, "min", json_object_new_uint64(z->wmark_min));
+        json_put(err, w, "low", json_object_new_uint64(z->wmark_low));
+        json_put(err, w, "high", json_object_new_uint64(z->wmark_high));
+        json_put(err, o, "watermarks", w);
         for (unsigned k = 0; k < r->s.nr_orders; k++)
-                json_object_array_add(blocks, json_object_new_uint64(z->nr_free[k]));
-        json_object_object_add(o, "free_blocks", blocks);
+                json_append(err, blocks, json_object_new_uint64(z->nr_free[k]));
+        json_put(err, o, "free_blocks", blocks);
         for (unsigned k = 1; k < r->s.nr_orders; k++) {
                 json_object *e = json_object_new_object();
-                json_object_object_add(e, "order", json_object_new_int((int)k));
-                json_object_object_add(e, "unusable_index", jnum(zone_unusable_index(z, r->s.nr_orders, k)));
-                json_object_array_add(frag, e);
+                json_put(err, e, "order", json_object_new_int((int)k));
+                json_put_number(err, e, "unusable_index", zone_unusable_index(z, r->s.nr_orders, k),
+                                JSON_FULL_PRECISION);
+                json_append(err, frag, e);
         }
-        json_object_object_add(o, "fragmentation", frag);
+        json_put(err, o, "fragmentation", frag);
         return o;
 }
 
-static json_object *jdaemon(const struct status_report *r)
+static json_object *jdaemon(int *err, const struct status_report *r)
 {
-        json_object *o = json_object_new_object(), *mode = NULL, *pid = NULL;
-        if (r->live) {
-                json_object_object_get_ex(r->live, "mode", &mode);
-                json_object_object_get_ex(r->live, "pid", &pid);
-        }
-        json_object_object_add(o, "state", json_object_new_string(daemon_state_str(r->daemon)));
-        json_object_object_add(o, "detail", json_object_new_string(r->daemon_detail));
-        json_object_object_add(o, "mode", json_object_get(mode));
-        json_object_object_add(o, "pid", json_object_get(pid));
-        json_object_object_add(o, "age_seconds", jnum(r->age));
-        json_object_object_add(o, "live", json_object_get(r->live));
+        json_object *o = json_object_new_object();
+        json_put(err, o, "state", json_object_new_string(daemon_state_str(r->daemon)));
+        json_put(err, o, "detail", json_object_new_string(r->daemon_detail));
+        put_ref(err, o, "mode", json_get(r->live, "mode"));
+        put_ref(err, o, "pid", json_get(r->live, "pid"));
+        json_put_number(err, o, "age_seconds", r->age, JSON_FULL_PRECISION);
+        put_ref(err, o, "live", r->live);
         return o;
 }
 
 json_object *status_report_json(const struct status_report *r)
 {
+        int err = 0;
         json_object *o = json_object_new_object(), *wsf = json_object_new_object(),
                     *zones = json_object_new_array(), *mem = json_object_new_object(),
                     *stalls = json_object_new_object();
@@ -81,26 +92,31 @@ json_object *status_report_json(const struct status_report *r)
                 [BASELINE_UNCHANGED] = "unchanged", [BASELINE_STATE_FILE] = "state-file",
                 [BASELINE_UNKNOWN] = "unknown",
         };
-        json_object_object_add(o, "schema_version", json_object_new_int(STATUS_SCHEMA_VERSION));
-        json_object_object_add(o, "time", jnum(r->time));
-        json_object_object_add(o, "page_size", json_object_new_int64(sysconf(_SC_PAGESIZE)));
-        json_object_object_add(wsf, "current", json_object_new_int64(r->s.wsf));
-        json_object_object_add(wsf, "baseline", r->baseline_source == BASELINE_UNKNOWN ? NULL :
-                               json_object_new_int64(r->baseline));
-        json_object_object_add(wsf, "baseline_source", json_object_new_string(src[r->baseline_source]));
-        json_object_object_add(o, "watermark_scale_factor", wsf);
-        json_object_object_add(o, "compaction_max_order", json_object_new_int((int)r->max_order));
+        json_put(&err, o, "schema_version", json_object_new_int(STATUS_SCHEMA_VERSION));
+        json_put_number(&err, o, "time", r->time, JSON_FULL_PRECISION);
+        json_put(&err, o, "page_size", json_object_new_int64(sysconf(_SC_PAGESIZE)));
+        json_put(&err, wsf, "current", json_object_new_int64(r->s.wsf));
+        if (r->baseline_source == BASELINE_UNKNOWN)
+                json_put_null(&err, wsf, "baseline");
+        else
+                json_put(&err, wsf, "baseline", json_object_new_int64(r->baseline));
+        json_put(&err, wsf, "baseline_source", json_object_new_string(src[r->baseline_source]));
+        json_put(&err, o, "watermark_scale_factor", wsf);
+        json_put(&err, o, "compaction_max_order", json_object_new_int((int)r->max_order));
         for (size_t i = 0; i < r->s.nr_zones; i++)
-                json_object_array_add(zones, jzone(r, &r->s.zones[i]));
-        json_object_object_add(o, "zones", zones);
-        json_object_object_add(mem, "mem_available_pages", json_object_new_uint64(r->s.mem.mem_available));
-        json_object_object_add(mem, "file_lru_pages",
-                               json_object_new_uint64(r->s.mem.active_file + r->s.mem.inactive_file));
-        json_object_object_add(o, "memory", mem);
-        json_object_object_add(stalls, "allocstall", json_object_new_uint64(r->s.vm.allocstall));
-        json_object_object_add(stalls, "compact_stall", json_object_new_uint64(r->s.vm.compact_stall));
-        json_object_object_add(o, "stalls_since_boot", stalls);
-        json_object_object_add(o, "daemon", jdaemon(r));
+                json_append(&err, zones, jzone(&err, r, &r->s.zones[i]));
+        json_put(&err, o, "zones", zones);
+        json_put(&err, mem, "mem_available_pages", json_object_new_uint64(r->s.mem.mem_available));
+        json_put(&err, mem, "file_lru_pages", json_object_new_uint64(r->s.mem.active_file + r->s.mem.inactive_file));
+        json_put(&err, o, "memory", mem);
+        json_put(&err, stalls, "allocstall", json_object_new_uint64(r->s.vm.allocstall));
+        json_put(&err, stalls, "compact_stall", json_object_new_uint64(r->s.vm.compact_stall));
+        json_put(&err, o, "stalls_since_boot", stalls);
+        json_put(&err, o, "daemon", jdaemon(&err, r));
+        if (err < 0) {
+                json_object_put(o);
+                return NULL;
+        }
         return o;
 }
 
@@ -118,14 +134,8 @@ static void text_zone(FILE *out, const struct status_report *r, const struct zon
                 fprintf(out, " %u:%llu", k, (unsigned long long)z->nr_free[k]);
         fprintf(out, "\n  fragmented (free memory not in blocks >= order):");
         for (unsigned k = first_frag_order(r); k <= r->max_order && k < r->s.nr_orders; k++)
-                fprintf(out, " %u:%.0f%%", k, zone_unusable_index(z, r->s.nr_orders, k) * 100);
+                fprintf(out, " %u:%.0f%%", k, zone_unusable_index(z, r->s.nr_orders, k) * PERCENT);
         fprintf(out, "\n");
-}
-
-static json_object *get(json_object *o, const char *key)
-{
-        json_object *v = NULL;
-        return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
 static void secs(char *buf, size_t size, json_object *v)
@@ -139,24 +149,24 @@ static void text_forecast(FILE *out, const struct status_report *r, json_object 
                 fprintf(out, "  forecast: none yet (fewer than two samples)\n");
                 return;
         }
-        json_object *zones = get(f, "zones"), *nodes = get(f, "nodes");
+        json_object *zones = json_get(f, "zones"), *nodes = json_get(f, "nodes");
         for (size_t i = 0; i < json_object_array_length(zones); i++) {
                 json_object *z = json_object_array_get_idx(zones, i);
                 char low[32], min[32];
-                secs(low, sizeof(low), get(z, "seconds_to_low"));
-                secs(min, sizeof(min), get(z, "seconds_to_min"));
-                fprintf(out, "  forecast node%d %s: low in %s, min in %s%s\n", json_object_get_int(get(z, "node")),
-                        json_object_get_string(get(z, "zone")), low, min,
-                        json_object_get_boolean(get(z, "trend")) ? "" : " (no trend)");
+                secs(low, sizeof(low), json_get(z, "seconds_to_low"));
+                secs(min, sizeof(min), json_get(z, "seconds_to_min"));
+                fprintf(out, "  forecast node%d %s: low in %s, min in %s%s\n", json_object_get_int(json_get(z, "node")),
+                        json_object_get_string(json_get(z, "zone")), low, min,
+                        json_object_get_boolean(json_get(z, "trend")) ? "" : " (no trend)");
         }
         for (size_t i = 0; i < json_object_array_length(nodes); i++) {
-                json_object *n = json_object_array_get_idx(nodes, i), *orders = get(n, "orders");
-                fprintf(out, "  forecast node%d, blocks run out:", json_object_get_int(get(n, "node")));
+                json_object *n = json_object_array_get_idx(nodes, i), *orders = json_get(n, "orders");
+                fprintf(out, "  forecast node%d, blocks run out:", json_object_get_int(json_get(n, "node")));
                 for (size_t j = 0; j < json_object_array_length(orders); j++) {
                         json_object *e = json_object_array_get_idx(orders, j);
-                        int k = json_object_get_int(get(e, "order"));
+                        int k = json_object_get_int(json_get(e, "order"));
                         char s[32];
-                        secs(s, sizeof(s), get(e, "seconds_to_exhaustion"));
+                        secs(s, sizeof(s), json_get(e, "seconds_to_exhaustion"));
                         if (k >= (int)first_frag_order(r))
                                 fprintf(out, " order %d %s;", k, s);
                 }
@@ -170,36 +180,36 @@ static void text_decisions(FILE *out, json_object *recent)
         fprintf(out, "  recent decisions:%s\n", n ? "" : " none");
         for (size_t i = 0; i < n; i++) {
                 json_object *e = json_object_array_get_idx(recent, i);
-                time_t t = (time_t)json_object_get_double(get(e, "time"));
+                time_t t = (time_t)json_object_get_double(json_get(e, "time"));
                 struct tm tm;
                 char when[32] = "?";
                 if (localtime_r(&t, &tm))
                         strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-                const char *kind = json_object_get_string(get(e, "kind"));
+                const char *kind = json_object_get_string(json_get(e, "kind"));
                 if (strcmp(kind, "compact") == 0 || strcmp(kind, "backoff") == 0)
-                        fprintf(out, "    %s %s node%d: %s\n", when, kind, json_object_get_int(get(e, "node")),
-                                json_object_get_string(get(e, "reason")));
+                        fprintf(out, "    %s %s node%d: %s\n", when, kind, json_object_get_int(json_get(e, "node")),
+                                json_object_get_string(json_get(e, "reason")));
                 else
                         fprintf(out, "    %s %s %lld -> %lld: %s\n", when, kind,
-                                (long long)json_object_get_int64(get(e, "wsf_old")),
-                                (long long)json_object_get_int64(get(e, "wsf_new")),
-                                json_object_get_string(get(e, "reason")));
+                                (long long)json_object_get_int64(json_get(e, "wsf_old")),
+                                (long long)json_object_get_int64(json_get(e, "wsf_new")),
+                                json_object_get_string(json_get(e, "reason")));
         }
 }
 
 static void text_counters(FILE *out, json_object *c)
 {
         fprintf(out, "  counters: %lld samples, %lld sample errors; decisions",
-                (long long)json_object_get_int64(get(c, "samples")),
-                (long long)json_object_get_int64(get(c, "sample_errors")));
+                (long long)json_object_get_int64(json_get(c, "samples")),
+                (long long)json_object_get_int64(json_get(c, "sample_errors")));
         for (int k = WSF_KEEP + 1; k < PUBLISH_WSF_KINDS; k++) {
                 const char *kind = wsf_reason_str((enum wsf_reason)k);
-                fprintf(out, " %s %lld", kind, (long long)json_object_get_int64(get(get(c, "decisions"), kind)));
+                fprintf(out, " %s %lld", kind, (long long)json_object_get_int64(json_get(json_get(c, "decisions"), kind)));
         }
         fprintf(out, "; %lld compactions, %lld back-offs; CPU %.2f s\n",
-                (long long)json_object_get_int64(get(c, "compactions")),
-                (long long)json_object_get_int64(get(c, "compaction_backoffs")),
-                json_object_get_double(get(c, "cpu_seconds")));
+                (long long)json_object_get_int64(json_get(c, "compactions")),
+                (long long)json_object_get_int64(json_get(c, "compaction_backoffs")),
+                json_object_get_double(json_get(c, "cpu_seconds")));
 }
 
 static void text_daemon(FILE *out, const struct status_report *r)
@@ -210,15 +220,15 @@ static void text_daemon(FILE *out, const struct status_report *r)
                 return;
         }
         fprintf(out, "daemon: %s, %s (%s)\n", daemon_state_str(r->daemon),
-                json_object_get_string(get(l, "mode")), r->daemon_detail);
-        json_object *w = get(l, "watermark_scale_factor");
+                json_object_get_string(json_get(l, "mode")), r->daemon_detail);
+        json_object *w = json_get(l, "watermark_scale_factor");
         fprintf(out, "  scale factor decided %lld, baseline %lld, ceiling %s\n",
-                (long long)json_object_get_int64(get(w, "decided")),
-                (long long)json_object_get_int64(get(w, "baseline")),
-                get(w, "ceiling") ? json_object_get_string(get(w, "ceiling")) : "not known yet");
-        text_forecast(out, r, get(l, "forecast"));
-        text_decisions(out, get(l, "recent_decisions"));
-        text_counters(out, get(l, "counters"));
+                (long long)json_object_get_int64(json_get(w, "decided")),
+                (long long)json_object_get_int64(json_get(w, "baseline")),
+                json_get(w, "ceiling") ? json_object_get_string(json_get(w, "ceiling")) : "not known yet");
+        text_forecast(out, r, json_get(l, "forecast"));
+        text_decisions(out, json_get(l, "recent_decisions"));
+        text_counters(out, json_get(l, "counters"));
 }
 
 void status_report_text(FILE *out, const struct status_report *r)

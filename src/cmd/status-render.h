@@ -11,6 +11,7 @@
 
 const char *daemon_state_str(enum daemon_state s);
 
-/* The JSON document (caller puts it) and the text for a person. */
+/* The JSON document (caller puts it; NULL when out of memory) and the text
+ * for a person. */
 json_object *status_report_json(const struct status_report *r);
 void status_report_text(FILE *out, const struct status_report *r);

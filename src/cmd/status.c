@@ -16,12 +16,16 @@
 #include "thp.h"
 #include "util.h"
 
+/* live.json older than its heartbeat, an interval (the write waits for a
+ * cycle) and this slack (a slow cycle, a busy machine), and than this many
+ * intervals, means the daemon is stale. */
+#define STALE_SLACK_SEC 5.0
+#define STALE_INTERVALS 3
+
 static double jnum_at(json_object *o, const char *key)
 {
-        json_object *v;
-        if (!json_object_object_get_ex(o, key, &v) || !v)
-                return NAN;
-        return json_object_get_double(v);
+        json_object *v = json_get(o, key);
+        return v ? json_object_get_double(v) : NAN;
 }
 
 /* Whether a process holds live.lock: the publishing daemon does, for as
@@ -42,16 +46,19 @@ static int lock_held(const char *state_dir)
 /* The daemon is running when it holds live.lock and has written live.json
  * within its heartbeat and a few seconds; stale when it holds the lock but stopped writing
  * (hung, or stopped with SIGSTOP); not running otherwise. */
-static void read_daemon(struct status_report *r, const char *state_dir)
+static int read_daemon(struct status_report *r, const char *state_dir)
 {
         char path[PATH_MAX];
         snprintf(path, sizeof(path), "%s/" LIVE_FILE, state_dir);
         r->age = NAN;
+        errno = 0;
         r->live = json_object_from_file(path);
+        if (!r->live && errno == ENOMEM)
+                return -ENOMEM;         /* not "unreadable": the file may be fine */
         if (!r->live) {
                 snprintf(r->daemon_detail, sizeof(r->daemon_detail), "no daemon publishes in %s (%s)", state_dir,
                          access(path, F_OK) < 0 ? "no " LIVE_FILE : "unreadable " LIVE_FILE);
-                return;
+                return 0;
         }
         double version = jnum_at(r->live, "schema_version");
         if (version != LIVE_SCHEMA_VERSION) {
@@ -59,7 +66,7 @@ static void read_daemon(struct status_report *r, const char *state_dir)
                          version, LIVE_SCHEMA_VERSION);
                 json_object_put(r->live);
                 r->live = NULL;
-                return;
+                return 0;
         }
         r->age = r->time - jnum_at(r->live, "updated");
         double interval = jnum_at(r->live, "interval_seconds");
@@ -68,7 +75,7 @@ static void read_daemon(struct status_report *r, const char *state_dir)
         double heartbeat = jnum_at(r->live, "heartbeat_seconds");
         if (isnan(heartbeat))
                 heartbeat = interval;
-        double limit = fmax(3 * interval, heartbeat + interval + 5);
+        double limit = fmax(STALE_INTERVALS * interval, heartbeat + interval + STALE_SLACK_SEC);
         int held = lock_held(state_dir);
         if (held == 0) {
                 snprintf(r->daemon_detail, sizeof(r->daemon_detail),
@@ -84,6 +91,7 @@ static void read_daemon(struct status_report *r, const char *state_dir)
                 snprintf(r->daemon_detail, sizeof(r->daemon_detail), "pid %.0f, updated %.1f s ago",
                          jnum_at(r->live, "pid"), r->age);
         }
+        return 0;
 }
 
 int status_report_read(struct status_report *r, const char *root, const char *state_dir,
@@ -108,8 +116,10 @@ int status_report_read(struct status_report *r, const char *root, const char *st
         else if (e < 0)
                 snprintf(r->baseline_error, sizeof(r->baseline_error), "%s", strerror(-e));
         r->max_order = resolve_max_order(root, cfg->compaction_max_order, r->s.nr_orders);
-        read_daemon(r, state_dir);
-        return 0;
+        e = read_daemon(r, state_dir);
+        if (e < 0)
+                status_report_free(r);
+        return e;
 }
 
 void status_report_free(struct status_report *r)
@@ -124,18 +134,17 @@ int status_print(FILE *out, const char *root, const char *state_dir, const struc
         struct status_report r;
         int e = status_report_read(&r, root, state_dir, cfg);
         if (e < 0) {
-                fprintf(stderr, "memoptimizer: cannot read the kernel's memory state: %s\n", strerror(-e));
+                fprintf(stderr, "memoptimizer: cannot read %s: %s\n",
+                        e == -ENOMEM ? "the status" : "the kernel's memory state", strerror(-e));
                 return 2;
         }
         if (json) {
-                json_object *o = status_report_json(&r);
-                const char *s = o ? json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-                                                                   JSON_C_TO_STRING_SPACED) : NULL;
-                if (s)
-                        fprintf(out, "%s\n", s);
-                json_object_put(o);
-                if (!s)
+                char *text = json_text(status_report_json(&r), 0, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+                if (text)
+                        fprintf(out, "%s\n", text);
+                else
                         e = -ENOMEM;
+                free(text);
         } else {
                 status_report_text(out, &r);
         }

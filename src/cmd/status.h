@@ -33,7 +33,8 @@ struct status_report {
 };
 
 /* Read everything. Returns 0 or a negative errno (the kernel's state could
- * not be read); on success release with status_report_free(). */
+ * not be read, or out of memory); on success release with
+ * status_report_free(). */
 int status_report_read(struct status_report *r, const char *root, const char *state_dir,
                        const struct config *cfg);
 void status_report_free(struct status_report *r);

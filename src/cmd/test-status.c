@@ -14,7 +14,15 @@
 #include "status.h"
 
 #include "fixture-tree.h"
+#include "json-alloc-fail.h"
 #include "publish-fixture.h"
+
+/* A fixture kernel (scale factor 42) in x's directory; its root in root. */
+static void kernel_tree(const struct fixture *x, char *root, size_t size)
+{
+        snprintf(root, size, "%s/root", x->dir);
+        assert_int_equal(fixture_tree(root, "x86-2node", 42), 0);
+}
 
 /* A fixture kernel: the text and the JSON show the same numbers, and the
  * daemon's state follows live.json and its lock. */
@@ -22,8 +30,7 @@ static void status_report(void **state)
 {
         struct fixture *x = *state;
         char root[128];
-        snprintf(root, sizeof(root), "%s/root", x->dir);
-        assert_int_equal(fixture_tree(root, "x86-2node", 42), 0);
+        kernel_tree(x, root, sizeof(root));
         struct status_report r;
         assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_NOT_RUNNING);
@@ -92,10 +99,32 @@ static void status_report(void **state)
         json_object_put(o);
 }
 
+static void *report_json(void *r) { return status_report_json(r); }
+static void put(void *o) { json_object_put(o); }
+
+/* Out of memory anywhere in the --json document: an error (exit 2), not a
+ * document with nulls a script would take for "unknown". */
+static void json_dropped_when_out_of_memory(void **state)
+{
+        struct fixture *x = *state;
+        char root[128];
+        kernel_tree(x, root, sizeof(root));
+        struct publisher p;
+        publish_init(&p);
+        publish_cycle(&p, &x->in);      /* live.json, so the daemon's part is there too */
+        struct status_report r;
+        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_non_null(r.live);
+        every_json_failure_drops(report_json, &r, put);
+        status_report_free(&r);
+        publish_stop(&p, x->dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(status_report, setup, teardown),
+                cmocka_unit_test_setup_teardown(json_dropped_when_out_of_memory, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "trace-file.h"
 #include "util.h"
@@ -32,10 +33,42 @@ static const char *file_of(const char *text)
         return path;
 }
 
-/* Reads the whole file; returns the last result and fills err. */
-static int read_all(const char *text, size_t *records, char *err, size_t errsz)
+/* The file's bytes, gzip-compressed by zlib into path (static buffer). */
+static const char *gzip_file_of(const char *text, size_t len)
 {
-        const char *path = file_of(text);
+        static char path[] = "/tmp/test-trace-XXXXXX";
+        strcpy(path, "/tmp/test-trace-XXXXXX");
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        gzFile gz = gzdopen(fd, "wb");
+        assert_non_null(gz);
+        assert_int_equal(gzwrite(gz, text, (unsigned)len), (int)len);
+        assert_int_equal(gzclose(gz), Z_OK);
+        return path;
+}
+
+/* The whole file at path into buf; its size. */
+static size_t slurp(const char *path, unsigned char *buf, size_t size)
+{
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        size_t n = fread(buf, 1, size, f);
+        assert_true(n < size);
+        fclose(f);
+        return n;
+}
+
+static void spill(const char *path, const unsigned char *buf, size_t len)
+{
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(buf, 1, len, f), len);
+        assert_int_equal(fclose(f), 0);
+}
+
+/* Reads the file at path whole; returns the last result and fills err. */
+static int read_path(const char *path, size_t *records, char *err, size_t errsz)
+{
         struct trace_reader *r;
         assert_int_equal(trace_reader_open(&r, path, err, errsz), 0);
         struct trace_record rec = { 0 };
@@ -47,6 +80,11 @@ static int read_all(const char *text, size_t *records, char *err, size_t errsz)
         trace_reader_free(r);
         unlink(path);
         return n;
+}
+
+static int read_all(const char *text, size_t *records, char *err, size_t errsz)
+{
+        return read_path(file_of(text), records, err, errsz);
 }
 
 /* The lines joined (each already ends in a newline). */
@@ -151,11 +189,148 @@ static void long_path_named_in_full(void **state)
         assert_int_equal(rmdir(dir), 0);
 }
 
+/* A trace of a header, n samples and a decision on the last, as text. */
+static char *trace_text(size_t n)
+{
+        size_t len, total = 0;
+        char *text = file_line(trace_header_line(&trace_test_header), &total);
+        for (size_t i = 1; i <= n; i++) {
+                struct sample s = make_sample((double)i);
+                char *l = file_line(trace_sample_line(&s), &len);
+                char *more = realloc(text, total + len + 1);
+                assert_non_null(more);
+                text = more;
+                memcpy(text + total, l, len + 1);
+                total += len;
+                free(l);
+        }
+        return text;
+}
+
+/* Compressed, the same records; concatenated gzip members (what `cat
+ * a.gz b.gz` makes) are one trace, as for gzip -d. */
+static void gzip_reads_the_same(void **state)
+{
+        (void)state;
+        char *text = trace_text(200);
+        size_t len = strlen(text), n;
+        char err[ERR_MSG_MAX];
+        assert_int_equal(read_path(gzip_file_of(text, len), &n, err, sizeof(err)), 0);
+        assert_int_equal(n, 201);
+        /* the header in one member, the samples in a second */
+        static unsigned char a[1 << 16], b[1 << 16];
+        size_t first = strchr(text, '\n') - text + 1;
+        const char *pa = gzip_file_of(text, first);
+        size_t la = slurp(pa, a, sizeof(a));
+        unlink(pa);
+        const char *pb = gzip_file_of(text + first, len - first);
+        size_t lb = slurp(pb, b, sizeof(b));
+        assert_true(la + lb < sizeof(a));
+        memcpy(a + la, b, lb);
+        spill(pb, a, la + lb);
+        assert_int_equal(read_path(pb, &n, err, sizeof(err)), 0);
+        assert_int_equal(n, 201);
+        free(text);
+}
+
+/* A damaged compressed trace is refused with FILE:LINE and where in the
+ * compressed file, never read as far as it happens to go. */
+static void gzip_damage_refused(void **state)
+{
+        (void)state;
+        char *text = trace_text(200);
+        size_t len = strlen(text);
+        char err[ERR_MSG_MAX];
+        static unsigned char gz[1 << 16], bad[1 << 16];
+        const char *path = gzip_file_of(text, len);
+        size_t glen = slurp(path, gz, sizeof(gz));
+        static const struct { const char *what; const char *says; } cases[] = {
+                { "cut", "corrupt gzip data (at compressed byte " },
+                { "block type", "corrupt gzip data (at compressed byte 11): invalid block type" },
+                /* may inflate to other text (the CRC is checked at the
+                 * end): then a line is refused first */
+                { "flipped", ": " },
+                { "crc", "corrupt gzip data (at compressed byte " },
+                { "trailing", "data after the end of the gzip stream" },
+                { "magic only", "corrupt gzip data (at compressed byte 2): the compressed data is cut short" },
+                { "not gzip", ":1: not a memoptimizer trace: it starts like gzip but is not" },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                size_t blen = glen;
+                memcpy(bad, gz, glen);
+                switch (i) {
+                case 0: blen = glen / 2; break;
+                case 1: bad[10] |= 0x06; break;         /* the first block's type: 3 is invalid */
+                case 2: for (size_t k = glen / 2; k < glen / 2 + 8; k++) bad[k] ^= 0x55; break;
+                case 3: bad[glen - 8] ^= 1; break;      /* the trailer's CRC-32 */
+                case 4: memcpy(bad + glen, "garbage\n", 8); blen += 8; break;
+                case 5: blen = 2; break;
+                case 6: bad[1] = 'x'; break;
+                }
+                spill(path, bad, blen);
+                struct trace_reader *r;
+                int e = trace_reader_open(&r, path, err, sizeof(err));
+                if (e == 0) {
+                        struct trace_record rec = { 0 };
+                        while ((e = trace_reader_next(r, &rec, err, sizeof(err))) > 0)
+                                ;
+                        trace_record_free(&rec);
+                        trace_reader_free(r);
+                }
+                if (e != -EBADMSG || !strstr(err, cases[i].says) || strncmp(err, path, strlen(path)) != 0 ||
+                    !(err[strlen(path)] == ':' && err[strlen(path) + 1] >= '1' && err[strlen(path) + 1] <= '9'))
+                        fail_msg("%s: %d '%s', expected FILE:LINE: ...%s", cases[i].what, e, err, cases[i].says);
+        }
+        unlink(path);
+        free(text);
+}
+
+/* A line may hold TRACE_LINE_MAX bytes and no more, plain or compressed;
+ * a longer one is refused without reading it whole. */
+static void line_limit(void **state)
+{
+        (void)state;
+        size_t hl;
+        char *h = file_line(trace_header_line(&trace_test_header), &hl);
+        char *text = malloc(hl + 2 * TRACE_LINE_MAX + 1);
+        assert_non_null(text);
+        char err[ERR_MSG_MAX];
+        size_t n;
+        for (int gz = 0; gz <= 1; gz++) {
+                /* the header padded with blanks to the limit exactly */
+                memcpy(text, h, hl - 1);
+                memset(text + hl - 1, ' ', TRACE_LINE_MAX - (hl - 1));
+                strcpy(text + TRACE_LINE_MAX, "\n");
+                const char *p = gz ? gzip_file_of(text, TRACE_LINE_MAX + 1) : file_of(text);
+                assert_int_equal(read_path(p, &n, err, sizeof(err)), 0);
+                assert_int_equal(n, 1);
+                /* one byte more */
+                memcpy(text, h, hl - 1);
+                memset(text + hl - 1, ' ', TRACE_LINE_MAX + 1 - (hl - 1));
+                strcpy(text + TRACE_LINE_MAX + 1, "\n");
+                p = gz ? gzip_file_of(text, TRACE_LINE_MAX + 2) : file_of(text);
+                if (read_path(p, &n, err, sizeof(err)) != -EBADMSG || !strstr(err, ":1: line longer than 1 MiB"))
+                        fail_msg("gzip %d, limit + 1: '%s'", gz, err);
+                /* a second line of 2 MiB without a newline */
+                memcpy(text, h, hl);
+                memset(text + hl, 'x', 2 * TRACE_LINE_MAX);
+                text[hl + 2 * TRACE_LINE_MAX] = '\0';
+                p = gz ? gzip_file_of(text, hl + 2 * TRACE_LINE_MAX) : file_of(text);
+                if (read_path(p, &n, err, sizeof(err)) != -EBADMSG || !strstr(err, ":2: line longer than 1 MiB"))
+                        fail_msg("gzip %d, 2 MiB: '%s'", gz, err);
+        }
+        free(text);
+        free(h);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(reader_checks_the_order),
                 cmocka_unit_test(long_path_named_in_full),
+                cmocka_unit_test(gzip_reads_the_same),
+                cmocka_unit_test(gzip_damage_refused),
+                cmocka_unit_test(line_limit),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,7 +78,7 @@ static double needed_wsf(const struct episode_stats *e)
                 gap = (e->gap_pages + direct) * LEARN_STALL_GAIN;
         else    /* what was used of the gap, when free memory got below low */
                 gap = fmax(0, e->gap_pages - fmax(0, e->min_margin_pages)) * LEARN_SAFETY;
-        return gap * PERMYRIAD / (double)e->managed_pages;
+        return fmin(gap * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
 }
 
 static void remember(struct learned *l, const struct episode_stats *e)

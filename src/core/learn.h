@@ -28,6 +28,9 @@
 #define LEARN_HISTORY 32                /* episodes kept */
 #define LEARN_MAX_AGE (7 * 24 * 3600.0) /* seconds without an episode of the class */
 #define LEARN_NEIGHBOURS 2              /* classes either side consulted for an unknown one */
+/* No class needs more than this: above any kernel's limit (3000), so the
+ * bounds that apply (max_wsf, the kernel's, the OOM guard) still decide. */
+#define LEARN_WSF_MAX 10000.0
 
 struct learn_class {
         bool known;

@@ -7,19 +7,29 @@
 
 #include "util.h"
 
+/* How a zone's line (buddyinfo) or section (zoneinfo) starts:
+ * "Node N, zone NAME". */
+#define NODE_WORD "Node "
+#define NODE_WORD_LEN (sizeof(NODE_WORD) - 1)
+#define ZONE_WORD ", zone"
+#define ZONE_WORD_LEN (sizeof(ZONE_WORD) - 1)
+/* Zones a parser makes room for at first; doubled as needed. */
+#define ZONES_FIRST 8
+
 /* ---- buddyinfo ------------------------------------------------------- */
 
 /* Parse "Node N, zone NAME" at the start of a line; returns chars consumed. */
 static int parse_zone_head(const char *line, int *node, char name[ZONE_NAME_MAX])
 {
-        if (strncmp(line, "Node ", 5) != 0 || line[5] < '0' || line[5] > '9')
+        if (strncmp(line, NODE_WORD, NODE_WORD_LEN) != 0 || line[NODE_WORD_LEN] < '0' ||
+            line[NODE_WORD_LEN] > '9')
                 return -EBADMSG;
         char *end;
         errno = 0;
-        long n = strtol(line + 5, &end, 10);
-        if (errno || n > 1 << 20 || strncmp(end, ", zone", 6) != 0)
+        long n = strtol(line + NODE_WORD_LEN, &end, 10);
+        if (errno || n > NODE_ID_MAX || strncmp(end, ZONE_WORD, ZONE_WORD_LEN) != 0)
                 return -EBADMSG;
-        const char *p = end + 6;
+        const char *p = end + ZONE_WORD_LEN;
         while (*p == ' ')
                 p++;
         size_t len = strcspn(p, " \t\n");
@@ -67,7 +77,7 @@ int buddyinfo_parse(const char *text, struct buddyinfo *out)
                 if (!eol)       /* every kernel line ends in '\n': this one was cut */
                         goto bad;
                 if (out->nr_zones == cap) {
-                        cap = cap ? cap * 2 : 8;
+                        cap = cap ? cap * 2 : ZONES_FIRST;
                         struct buddy_zone *nz = realloc(out->zones, cap * sizeof(*nz));
                         if (!nz) {
                                 buddyinfo_free(out);
@@ -160,7 +170,7 @@ static int zi_field_line(const char *line, const char *eol, struct zoneinfo_zone
 static int zi_push(struct zoneinfo *out, size_t *cap)
 {
         if (out->nr_zones == *cap) {
-                *cap = *cap ? *cap * 2 : 8;
+                *cap = *cap ? *cap * 2 : ZONES_FIRST;
                 struct zoneinfo_zone *nz = realloc(out->zones, *cap * sizeof(*nz));
                 if (!nz)
                         return -ENOMEM;
@@ -182,7 +192,7 @@ int zoneinfo_parse(const char *text, struct zoneinfo *out)
                         r = -EBADMSG;
                         break;
                 }
-                if (strncmp(line, "Node ", 5) == 0) {
+                if (strncmp(line, NODE_WORD, NODE_WORD_LEN) == 0) {
                         if (out->nr_zones > 0 && (seen & ZI_REQUIRED) != ZI_REQUIRED) {
                                 r = -EBADMSG;
                                 break;

@@ -14,6 +14,9 @@
  * buddyinfo (11 on x86-64, 14 on arm64 with 64K pages). */
 #define ORDER_CAP 32
 #define ZONE_NAME_MAX 16
+/* Node numbers above this are refused: far beyond the kernel's largest
+ * MAX_NUMNODES (1 << 10), and small enough to stay an int. */
+#define NODE_ID_MAX (1 << 20)
 
 /* One line of /proc/buddyinfo. */
 struct buddy_zone {

@@ -19,12 +19,15 @@ void score_free(struct score *s)
         *s = (struct score){ 0 };
 }
 
+/* Elements a growing array starts with; it doubles after. */
+#define SCORE_ARRAY_FIRST 8
+
 /* Room for one more element in a growing array. */
 static int reserve(void **arr, size_t *cap, size_t len, size_t elem)
 {
         if (len < *cap)
                 return 0;
-        size_t c = *cap ? *cap * 2 : 8;
+        size_t c = *cap ? *cap * 2 : SCORE_ARRAY_FIRST;
         void *p = realloc(*arr, c * elem);
         if (!p)
                 return -ENOMEM;
@@ -149,9 +152,11 @@ static double median(const double *v, size_t n)
 }
 
 /* Per reason: counts and the median lead of the raises whose crossing came. */
-static void summarize_reasons(const struct score *s, struct score_summary *out)
+static int summarize_reasons(const struct score *s, struct score_summary *out)
 {
         double *lead = calloc(s->nr_raises + 1, sizeof(double));
+        if (!lead)
+                return -ENOMEM;
         for (int k = 0; k < SCORE_REASONS; k++) {
                 struct score_reason_summary *m = &out->reasons[k];
                 size_t n = 0;
@@ -163,7 +168,7 @@ static void summarize_reasons(const struct score *s, struct score_summary *out)
                         m->raises++;
                         m->false_alarms += r->verdict < 0;
                         m->unjudged += r->verdict == 0;
-                        if (r->verdict > 0 && lead)
+                        if (r->verdict > 0)
                                 lead[n++] = r->crossed - r->t;
                 }
                 if (n > 0) {
@@ -172,14 +177,20 @@ static void summarize_reasons(const struct score *s, struct score_summary *out)
                 }
         }
         free(lead);
+        return 0;
 }
 
-void score_summarize(const struct score *s, struct score_summary *out)
+int score_summarize(const struct score *s, struct score_summary *out)
 {
         *out = (struct score_summary){ .unscored = s->nr_unscored, .lead_median = NAN,
                                        .error_median = NAN, .error_p90 = NAN, .within20 = NAN };
         double *lead = calloc(s->nr_events + 1, sizeof(double));
         double *err = calloc(s->nr_events + 1, sizeof(double));
+        if (!lead || !err) {
+                free(lead);
+                free(err);
+                return -ENOMEM;
+        }
         size_t n = 0;
         for (size_t i = 0; i < s->nr_events; i++) {
                 const struct score_event *e = &s->events[i];
@@ -188,11 +199,9 @@ void score_summarize(const struct score *s, struct score_summary *out)
                         out->missed++;
                         continue;
                 }
-                if (lead && err) {
-                        lead[n] = e->lead;
-                        err[n++] = e->error;
-                }
-                out->within20_n += e->error <= 0.2 * e->lead;
+                lead[n] = e->lead;
+                err[n++] = e->error;
+                out->within20_n += e->error <= SCORE_WITHIN_SHARE * e->lead;
         }
         out->seen = s->nr_events - out->missed;
         if (n > 0) {
@@ -200,7 +209,7 @@ void score_summarize(const struct score *s, struct score_summary *out)
                 qsort(err, n, sizeof(double), cmp_double);
                 out->lead_median = median(lead, n);
                 out->error_median = median(err, n);
-                out->error_p90 = err[(size_t)ceil(0.9 * (double)n) - 1];   /* nearest rank */
+                out->error_p90 = err[(size_t)ceil(SCORE_ERROR_PERCENTILE * (double)n) - 1];  /* nearest rank */
                 out->within20 = (double)out->within20_n / (double)n;
         }
         free(lead);
@@ -210,5 +219,5 @@ void score_summarize(const struct score *s, struct score_summary *out)
                 out->false_alarms += s->raises[i].verdict < 0;
                 out->unjudged += s->raises[i].verdict == 0;
         }
-        summarize_reasons(s, out);
+        return summarize_reasons(s, out);
 }

@@ -71,7 +71,8 @@ struct score {
 
 struct score_summary {
         size_t events[_SCORE_KINDS], seen, missed, unscored;
-        double lead_median, error_median, error_p90, within20;  /* NAN without seen events */
+        double lead_median, error_median, error_p90, within20;  /* NAN without seen events;
+                                                                 * within20: SCORE_WITHIN_SHARE */
         size_t within20_n;
         size_t raises, false_alarms, unjudged;
         struct score_reason_summary reasons[SCORE_REASONS];
@@ -97,4 +98,11 @@ int score_raise(struct score *s, double t, int reason, int node, const char *nam
  * or not a sample caught free pages below low. */
 void score_stalls(struct score *s, double t, uint64_t stalls);
 
-void score_summarize(const struct score *s, struct score_summary *out);
+/* A predicted time counts as "within" when its error is at most this share
+ * of the lead time it was predicted with. */
+#define SCORE_WITHIN_SHARE 0.2
+/* The error percentile reported beside the median. */
+#define SCORE_ERROR_PERCENTILE 0.9
+
+/* 0, or -ENOMEM (out is then not to be printed). */
+int score_summarize(const struct score *s, struct score_summary *out);

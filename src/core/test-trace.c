@@ -17,6 +17,7 @@
 #include "trace.h"
 #include "util.h"
 
+#include "json-alloc-fail.h"
 #include "trace-fixture.h"
 
 static void sample_round_trip(void **state)
@@ -163,6 +164,24 @@ static void damaged_lines_never_crash(void **state)
         free(line);
 }
 
+static void *header_line(void *h) { return trace_header_line(h); }
+static void *sample_line(void *s) { return trace_sample_line(s); }
+static void *decision_line(void *td) { return trace_decision_line(td); }
+
+/* Out of memory anywhere in a line: no line, rather than one with a null
+ * where a number belongs (which replay would then refuse). */
+static void lines_dropped_when_out_of_memory(void **state)
+{
+        (void)state;
+        every_json_failure_drops(header_line, (void *)&trace_test_header, free);
+        struct sample s = make_sample(1);
+        every_json_failure_drops(sample_line, &s, free);
+        struct trace_decision td = { .time = 1, .d = { .reason = WSF_RAISE_STALL, .wsf_old = 10, .wsf_new = 20,
+                                                       .node = -1, .secs_to_low = INFINITY, .nr_compact = 1,
+                                                       .nr_backoff = 1 } };
+        every_json_failure_drops(decision_line, &td, free);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -171,6 +190,7 @@ int main(void)
                 cmocka_unit_test(header_round_trip),
                 cmocka_unit_test(bad_lines_refused),
                 cmocka_unit_test(damaged_lines_never_crash),
+                cmocka_unit_test(lines_dropped_when_out_of_memory),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

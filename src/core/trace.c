@@ -15,8 +15,22 @@
 /* More pages than any machine has (4 EiB of 4 KiB pages): bounds every
  * count so that sums and shifts of them cannot overflow. */
 #define TRACE_MAX_PAGES (UINT64_C(1) << 50)
-#define TRACE_MAX_NODE (1 << 20)
+/* Page counts kept as doubles (forecast figures), and the figures of a
+ * decision (pages, pages per second, seconds): beyond any machine. */
+#define TRACE_MAX_PAGES_DBL 1e18
+#define TRACE_MAX_FIGURE 1e18
+/* Times and durations, seconds: about 30,000 years of uptime. */
+#define TRACE_MAX_SEC 1e12
+/* Far above any kernel's limit (3000 today). */
 #define TRACE_MAX_WSF 1000000L
+/* The interval a trace may say it was recorded at, seconds. */
+#define TRACE_INTERVAL_MIN_SEC 0.001
+#define TRACE_INTERVAL_MAX_SEC 3600
+/* Page and PMD sizes, bytes: the smallest page Linux has (512 B) to 1 GiB,
+ * a huge page up to 1 TiB. */
+#define TRACE_PAGE_SIZE_MIN 512
+#define TRACE_PAGE_SIZE_MAX (INT64_C(1) << 30)
+#define TRACE_PMD_SIZE_MAX (INT64_C(1) << 40)
 /* Nesting deeper than a trace needs (line, zones, zone, nr_free) is refused. */
 #define TRACE_MAX_DEPTH 8
 
@@ -63,89 +77,69 @@ static double dbl_get(const void *base, size_t offset)
 
 /* ---- writing ----------------------------------------------------------- */
 
-static void put(json_object *o, const char *key, json_object *v)
-{
-        json_object_object_add(o, key, v);
-}
-
-static void put_u64s(json_object *o, const void *base, const struct u64_field *f, size_t n)
+/* Every json_put*() below leaves -ENOMEM in *err when an allocation failed;
+ * line_of() then drops the whole line (util.h). */
+static void put_u64s(int *err, json_object *o, const void *base, const struct u64_field *f, size_t n)
 {
         for (size_t i = 0; i < n; i++)
-                put(o, f[i].name, json_object_new_uint64(*u64_at((void *)base, f[i].offset)));
+                json_put(err, o, f[i].name, json_object_new_uint64(*u64_at((void *)base, f[i].offset)));
 }
 
-/* The object as one line of text (no newline); NULL when out of memory. */
-static char *line_of(json_object *o)
+/* The object as one line of text (no newline), taking it; NULL when out of
+ * memory, now or while it was built (err). */
+static char *line_of(json_object *o, int err)
 {
-        if (!o)
-                return NULL;
-        const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-                                                          JSON_C_TO_STRING_NOSLASHESCAPE);
-        char *line = s ? strdup(s) : NULL;
-        json_object_put(o);
-        return line;
+        return json_text(o, err, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 char *trace_header_line(const struct trace_header *h)
 {
+        int err = 0;
         json_object *o = json_object_new_object();
-        if (!o)
-                return NULL;
-        put(o, "type", json_object_new_string("header"));
-        put(o, "format", json_object_new_string(TRACE_FORMAT));
-        put(o, "version", json_object_new_int(TRACE_VERSION));
-        put(o, "source", json_object_new_string(h->source));
-        put(o, "program", json_object_new_string(h->program));
-        put(o, "kernel", json_object_new_string(h->kernel));
-        put(o, "started", json_object_new_string(h->started));
-        put(o, "interval", json_number(h->interval, 3));
-        put(o, "page_size", json_object_new_int64(h->page_size));
-        put(o, "thp_pmd_size", json_object_new_int64(h->thp_pmd_size));
-        return line_of(o);
+        json_put(&err, o, "type", json_object_new_string("header"));
+        json_put(&err, o, "format", json_object_new_string(TRACE_FORMAT));
+        json_put(&err, o, "version", json_object_new_int(TRACE_VERSION));
+        json_put(&err, o, "source", json_object_new_string(h->source));
+        json_put(&err, o, "program", json_object_new_string(h->program));
+        json_put(&err, o, "kernel", json_object_new_string(h->kernel));
+        json_put(&err, o, "started", json_object_new_string(h->started));
+        json_put_number(&err, o, "interval", h->interval, 3);
+        json_put(&err, o, "page_size", json_object_new_int64(h->page_size));
+        json_put(&err, o, "thp_pmd_size", json_object_new_int64(h->thp_pmd_size));
+        return line_of(o, err);
 }
 
-static json_object *zone_json(const struct zone *z, unsigned nr_orders)
+static json_object *zone_json(int *err, const struct zone *z, unsigned nr_orders)
 {
         json_object *o = json_object_new_object(), *free = json_object_new_array();
-        if (!o || !free) {
-                json_object_put(o);
-                json_object_put(free);
-                return NULL;
-        }
-        put(o, "node", json_object_new_int(z->node));
-        put(o, "zone", json_object_new_string(z->name));
-        put_u64s(o, z, zone_fields, ARRAY_SIZE(zone_fields));
+        json_put(err, o, "node", json_object_new_int(z->node));
+        json_put(err, o, "zone", json_object_new_string(z->name));
+        put_u64s(err, o, z, zone_fields, ARRAY_SIZE(zone_fields));
         for (unsigned k = 0; k < nr_orders && k < ORDER_CAP; k++)
-                json_object_array_add(free, json_object_new_uint64(z->nr_free[k]));
-        put(o, "nr_free", free);
+                json_append(err, free, json_object_new_uint64(z->nr_free[k]));
+        json_put(err, o, "nr_free", free);
         return o;
 }
 
 char *trace_sample_line(const struct sample *s)
 {
+        int err = 0;
         json_object *o = json_object_new_object(), *zones = json_object_new_array(),
                     *vm = json_object_new_object(), *mem = json_object_new_object();
-        if (!o || !zones || !vm || !mem) {
-                json_object_put(o);
-                json_object_put(zones);
-                json_object_put(vm);
-                json_object_put(mem);
-                return NULL;
-        }
-        put(o, "type", json_object_new_string("sample"));
-        put(o, "t", json_number(s->time, 6));
-        put(o, "wsf", json_object_new_int64(s->wsf));
-        put(o, "nr_orders", json_object_new_int((int)s->nr_orders));
+        json_put(&err, o, "type", json_object_new_string("sample"));
+        json_put_number(&err, o, "t", s->time, 6);
+        json_put(&err, o, "wsf", json_object_new_int64(s->wsf));
+        json_put(&err, o, "nr_orders", json_object_new_int((int)s->nr_orders));
         for (size_t i = 0; i < s->nr_zones; i++)
-                json_object_array_add(zones, zone_json(&s->zones[i], s->nr_orders));
-        put(o, "zones", zones);
-        put_u64s(vm, &s->vm, vmstat_fields, ARRAY_SIZE(vmstat_fields));
-        put(o, "vmstat", vm);
-        put_u64s(mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields));
-        put(o, "meminfo", mem);
+                json_append(&err, zones, zone_json(&err, &s->zones[i], s->nr_orders));
+        json_put(&err, o, "zones", zones);
+        put_u64s(&err, vm, &s->vm, vmstat_fields, ARRAY_SIZE(vmstat_fields));
+        json_put(&err, o, "vmstat", vm);
+        put_u64s(&err, mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields));
+        json_put(&err, o, "meminfo", mem);
         if (s->onset)
-                put(o, "onset", json_object_new_boolean(true));
-        return line_of(o);
+                json_put(&err, o, "onset", json_object_new_boolean(true));
+        return line_of(o, err);
 }
 
 bool trace_decision_worth(const struct decision *d)
@@ -153,35 +147,35 @@ bool trace_decision_worth(const struct decision *d)
         return d->reason != WSF_KEEP || d->nr_compact > 0 || d->nr_backoff > 0;
 }
 
-static json_object *compact_json(const struct decision *d)
+static json_object *compact_json(int *err, const struct decision *d)
 {
         json_object *a = json_object_new_array();
-        for (size_t i = 0; a && i < d->nr_compact; i++) {
+        for (size_t i = 0; i < d->nr_compact; i++) {
                 const struct compact_order *c = &d->compact[i];
                 json_object *o = json_object_new_object();
-                put(o, "node", json_object_new_int(c->node));
-                put(o, "order", json_object_new_int((int)c->order));
-                put(o, "secs_to_exhaust", json_number(c->secs_to_exhaust, 3));
-                put(o, "free_at_order", json_number(c->free_at_order, 0));
-                put(o, "extfrag", json_number(c->extfrag, 4));
-                json_object_array_add(a, o);
+                json_put(err, o, "node", json_object_new_int(c->node));
+                json_put(err, o, "order", json_object_new_int((int)c->order));
+                json_put_number(err, o, "secs_to_exhaust", c->secs_to_exhaust, 3);
+                json_put_number(err, o, "free_at_order", c->free_at_order, 0);
+                json_put_number(err, o, "extfrag", c->extfrag, 4);
+                json_append(err, a, o);
         }
         return a;
 }
 
-static json_object *backoff_json(const struct decision *d)
+static json_object *backoff_json(int *err, const struct decision *d)
 {
         json_object *a = json_object_new_array();
-        for (size_t i = 0; a && i < d->nr_backoff; i++) {
+        for (size_t i = 0; i < d->nr_backoff; i++) {
                 const struct compact_backoff *b = &d->backoff[i];
                 json_object *o = json_object_new_object();
-                put(o, "node", json_object_new_int(b->node));
-                put(o, "order", json_object_new_int((int)b->order));
-                put(o, "defer_shift", json_object_new_int((int)b->defer_shift));
-                put(o, "before", json_number(b->before, 0));
-                put(o, "after", json_number(b->after, 0));
-                put(o, "retry_in", json_number(b->retry_in, 3));
-                json_object_array_add(a, o);
+                json_put(err, o, "node", json_object_new_int(b->node));
+                json_put(err, o, "order", json_object_new_int((int)b->order));
+                json_put(err, o, "defer_shift", json_object_new_int((int)b->defer_shift));
+                json_put_number(err, o, "before", b->before, 0);
+                json_put_number(err, o, "after", b->after, 0);
+                json_put_number(err, o, "retry_in", b->retry_in, 3);
+                json_append(err, a, o);
         }
         return a;
 }
@@ -189,24 +183,23 @@ static json_object *backoff_json(const struct decision *d)
 char *trace_decision_line(const struct trace_decision *td)
 {
         const struct decision *d = &td->d;
+        int err = 0;
         json_object *o = json_object_new_object();
-        if (!o)
-                return NULL;
-        put(o, "type", json_object_new_string("decision"));
-        put(o, "t", json_number(td->time, 6));
-        put(o, "acting", json_object_new_boolean(td->acting));
-        put(o, "reason", json_object_new_string(wsf_reason_str(d->reason)));
-        put(o, "wsf_old", json_object_new_int64(d->wsf_old));
-        put(o, "wsf_new", json_object_new_int64(d->wsf_new));
-        put(o, "ceiling", json_object_new_int64(d->ceiling));
-        put(o, "node", json_object_new_int(d->node));
-        put(o, "zone", json_object_new_string(d->zone));
+        json_put(&err, o, "type", json_object_new_string("decision"));
+        json_put_number(&err, o, "t", td->time, 6);
+        json_put(&err, o, "acting", json_object_new_boolean(td->acting));
+        json_put(&err, o, "reason", json_object_new_string(wsf_reason_str(d->reason)));
+        json_put(&err, o, "wsf_old", json_object_new_int64(d->wsf_old));
+        json_put(&err, o, "wsf_new", json_object_new_int64(d->wsf_new));
+        json_put(&err, o, "ceiling", json_object_new_int64(d->ceiling));
+        json_put(&err, o, "node", json_object_new_int(d->node));
+        json_put(&err, o, "zone", json_object_new_string(d->zone));
         for (size_t i = 0; i < ARRAY_SIZE(decision_numbers); i++)
-                put(o, decision_numbers[i].name, json_number(dbl_get(d, decision_numbers[i].offset), 3));
-        put(o, "stalls", json_object_new_uint64(d->stalls));
-        put(o, "compact", compact_json(d));
-        put(o, "backoff", backoff_json(d));
-        return line_of(o);
+                json_put_number(&err, o, decision_numbers[i].name, dbl_get(d, decision_numbers[i].offset), 3);
+        json_put(&err, o, "stalls", json_object_new_uint64(d->stalls));
+        json_put(&err, o, "compact", compact_json(&err, d));
+        json_put(&err, o, "backoff", backoff_json(&err, d));
+        return line_of(o, err);
 }
 
 /* ---- parsing ----------------------------------------------------------- */
@@ -219,12 +212,8 @@ struct perr {
 /* The message into e, and -EBADMSG (a macro, so that static analysis sees
  * the error returned). */
 #define fail(e, ...) (snprintf((e)->buf, (e)->size, __VA_ARGS__), -EBADMSG)
-
-static json_object *member(json_object *o, const char *key)
-{
-        json_object *v = NULL;
-        return json_object_object_get_ex(o, key, &v) ? v : NULL;
-}
+/* Out of memory is no fault of the line. */
+#define fail_nomem(e) (snprintf((e)->buf, (e)->size, "%s", strerror(ENOMEM)), -ENOMEM)
 
 static int int_value(json_object *v, const char *key, int64_t min, int64_t max, int64_t *out,
                      const struct perr *e)
@@ -244,14 +233,14 @@ static int int_value(json_object *v, const char *key, int64_t min, int64_t max, 
 static int get_int(json_object *o, const char *key, int64_t min, int64_t max, int64_t *out,
                    const struct perr *e)
 {
-        return int_value(member(o, key), key, min, max, out, e);
+        return int_value(json_get(o, key), key, min, max, out, e);
 }
 
 /* A number in [min, max]; null means infinity where `null_inf`. */
 static int get_num(json_object *o, const char *key, double min, double max, bool null_inf,
                    double *out, const struct perr *e)
 {
-        json_object *v = member(o, key);
+        json_object *v = json_get(o, key);
         if (!v && !json_object_object_get_ex(o, key, NULL))
                 return fail(e, "\"%s\" is missing", key);
         if (!v) {
@@ -284,7 +273,7 @@ static bool plain(const char *s)
 static int get_str(json_object *o, const char *key, char *buf, size_t size, bool name_only,
                    const struct perr *e)
 {
-        json_object *v = member(o, key);
+        json_object *v = json_get(o, key);
         if (!v)
                 return fail(e, "\"%s\" is missing", key);
         if (!json_object_is_type(v, json_type_string))
@@ -302,7 +291,7 @@ static int get_str(json_object *o, const char *key, char *buf, size_t size, bool
 static int get_object(json_object *o, const char *key, json_type type, json_object **out,
                       const struct perr *e)
 {
-        json_object *v = member(o, key);
+        json_object *v = json_get(o, key);
         if (!v)
                 return fail(e, "\"%s\" is missing", key);
         if (!json_object_is_type(v, type))
@@ -344,9 +333,10 @@ static int parse_header(json_object *o, struct trace_header *h, const struct per
             (r = get_str(o, "program", h->program, sizeof(h->program), false, e)) < 0 ||
             (r = get_str(o, "kernel", h->kernel, sizeof(h->kernel), false, e)) < 0 ||
             (r = get_str(o, "started", h->started, sizeof(h->started), false, e)) < 0 ||
-            (r = get_num(o, "interval", 0.001, 3600, false, &h->interval, e)) < 0 ||
-            (r = get_int(o, "page_size", 512, INT64_C(1) << 30, &page, e)) < 0 ||
-            (r = get_int(o, "thp_pmd_size", 0, INT64_C(1) << 40, &pmd, e)) < 0)
+            (r = get_num(o, "interval", TRACE_INTERVAL_MIN_SEC, TRACE_INTERVAL_MAX_SEC, false, &h->interval,
+                         e)) < 0 ||
+            (r = get_int(o, "page_size", TRACE_PAGE_SIZE_MIN, TRACE_PAGE_SIZE_MAX, &page, e)) < 0 ||
+            (r = get_int(o, "thp_pmd_size", 0, TRACE_PMD_SIZE_MAX, &pmd, e)) < 0)
                 return r;
         h->page_size = (long)page;
         h->thp_pmd_size = (long)pmd;
@@ -361,7 +351,7 @@ static int parse_zone(json_object *o, unsigned nr_orders, struct zone *z, const 
         json_object *free;
         int r;
         *z = (struct zone){ 0 };
-        if ((r = get_int(o, "node", 0, TRACE_MAX_NODE, &node, e)) < 0 ||
+        if ((r = get_int(o, "node", 0, NODE_ID_MAX, &node, e)) < 0 ||
             (r = get_str(o, "zone", z->name, sizeof(z->name), true, e)) < 0 ||
             (r = get_u64s(o, z, zone_fields, ARRAY_SIZE(zone_fields), TRACE_MAX_PAGES, e)) < 0 ||
             (r = get_object(o, "nr_free", json_type_array, &free, e)) < 0)
@@ -393,7 +383,7 @@ static int parse_sample(json_object *o, struct sample *s, const struct perr *e)
         int64_t wsf, orders;
         json_object *zones, *vm, *mem;
         int r;
-        if ((r = get_num(o, "t", 0, 1e12, false, &s->time, e)) < 0 ||
+        if ((r = get_num(o, "t", 0, TRACE_MAX_SEC, false, &s->time, e)) < 0 ||
             (r = get_int(o, "wsf", 0, TRACE_MAX_WSF, &wsf, e)) < 0 ||
             (r = get_int(o, "nr_orders", 1, ORDER_CAP, &orders, e)) < 0 ||
             (r = get_object(o, "zones", json_type_array, &zones, e)) < 0 ||
@@ -407,7 +397,7 @@ static int parse_sample(json_object *o, struct sample *s, const struct perr *e)
                 return fail(e, "\"zones\" has %zu entries; 1..%d allowed", n, TRACE_ZONE_CAP);
         struct zone *z = realloc(s->zones, n * sizeof(*z));
         if (!z)
-                return fail(e, "out of memory");
+                return fail_nomem(e);
         s->zones = z;
         s->nr_zones = n;
         for (size_t i = 0; i < n; i++)
@@ -417,7 +407,7 @@ static int parse_sample(json_object *o, struct sample *s, const struct perr *e)
             (r = get_u64s(mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields), TRACE_MAX_PAGES, e)) < 0)
                 return r;
         /* optional: a sample the fast path took early */
-        json_object *onset = member(o, "onset");
+        json_object *onset = json_get(o, "onset");
         if (onset && !json_object_is_type(onset, json_type_boolean))
                 return fail(e, "\"onset\" is not true or false");
         s->onset = onset && json_object_get_boolean(onset);
@@ -450,10 +440,10 @@ static int parse_compact(json_object *a, struct decision *d, const struct perr *
                 int r;
                 if (!json_object_is_type(o, json_type_object))
                         return fail(e, "a compaction is not an object");
-                if ((r = get_int(o, "node", 0, TRACE_MAX_NODE, &node, e)) < 0 ||
+                if ((r = get_int(o, "node", 0, NODE_ID_MAX, &node, e)) < 0 ||
                     (r = get_int(o, "order", 0, ORDER_CAP - 1, &order, e)) < 0 ||
-                    (r = get_num(o, "secs_to_exhaust", 0, 1e12, true, &c->secs_to_exhaust, e)) < 0 ||
-                    (r = get_num(o, "free_at_order", 0, 1e18, false, &c->free_at_order, e)) < 0 ||
+                    (r = get_num(o, "secs_to_exhaust", 0, TRACE_MAX_SEC, true, &c->secs_to_exhaust, e)) < 0 ||
+                    (r = get_num(o, "free_at_order", 0, TRACE_MAX_PAGES_DBL, false, &c->free_at_order, e)) < 0 ||
                     (r = get_num(o, "extfrag", 0, 1, false, &c->extfrag, e)) < 0)
                         return r;
                 c->node = (int)node;
@@ -475,12 +465,12 @@ static int parse_backoff(json_object *a, struct decision *d, const struct perr *
                 int r;
                 if (!json_object_is_type(o, json_type_object))
                         return fail(e, "a back-off is not an object");
-                if ((r = get_int(o, "node", 0, TRACE_MAX_NODE, &node, e)) < 0 ||
+                if ((r = get_int(o, "node", 0, NODE_ID_MAX, &node, e)) < 0 ||
                     (r = get_int(o, "order", 0, ORDER_CAP - 1, &order, e)) < 0 ||
                     (r = get_int(o, "defer_shift", 0, POLICY_MAX_DEFER_SHIFT, &shift, e)) < 0 ||
-                    (r = get_num(o, "before", 0, 1e18, false, &b->before, e)) < 0 ||
-                    (r = get_num(o, "after", 0, 1e18, false, &b->after, e)) < 0 ||
-                    (r = get_num(o, "retry_in", 0, 1e12, false, &b->retry_in, e)) < 0)
+                    (r = get_num(o, "before", 0, TRACE_MAX_PAGES_DBL, false, &b->before, e)) < 0 ||
+                    (r = get_num(o, "after", 0, TRACE_MAX_PAGES_DBL, false, &b->after, e)) < 0 ||
+                    (r = get_num(o, "retry_in", 0, TRACE_MAX_SEC, false, &b->retry_in, e)) < 0)
                         return r;
                 b->node = (int)node;
                 b->order = (unsigned)order;
@@ -497,12 +487,12 @@ static int parse_decision(json_object *o, struct trace_decision *td, const struc
         int64_t wsf_old, wsf_new, ceiling, node, stalls;
         int r;
         *td = (struct trace_decision){ 0 };
-        if ((r = get_num(o, "t", 0, 1e12, false, &td->time, e)) < 0 ||
+        if ((r = get_num(o, "t", 0, TRACE_MAX_SEC, false, &td->time, e)) < 0 ||
             (r = parse_reason(o, &d->reason, e)) < 0 ||
             (r = get_int(o, "wsf_old", 0, TRACE_MAX_WSF, &wsf_old, e)) < 0 ||
             (r = get_int(o, "wsf_new", 0, TRACE_MAX_WSF, &wsf_new, e)) < 0 ||
             (r = get_int(o, "ceiling", 0, TRACE_MAX_WSF, &ceiling, e)) < 0 ||
-            (r = get_int(o, "node", -1, TRACE_MAX_NODE, &node, e)) < 0 ||
+            (r = get_int(o, "node", -1, NODE_ID_MAX, &node, e)) < 0 ||
             (r = get_str(o, "zone", d->zone, sizeof(d->zone), true, e)) < 0 ||
             (r = get_int(o, "stalls", 0, INT64_MAX, &stalls, e)) < 0 ||
             (r = get_object(o, "acting", json_type_boolean, &acting, e)) < 0 ||
@@ -511,7 +501,7 @@ static int parse_decision(json_object *o, struct trace_decision *td, const struc
                 return r;
         for (size_t i = 0; i < ARRAY_SIZE(decision_numbers); i++) {
                 double v;
-                if ((r = get_num(o, decision_numbers[i].name, -1e18, 1e18, true, &v, e)) < 0)
+                if ((r = get_num(o, decision_numbers[i].name, -TRACE_MAX_FIGURE, TRACE_MAX_FIGURE, true, &v, e)) < 0)
                         return r;
                 memcpy((char *)d + decision_numbers[i].offset, &v, sizeof(v));
         }
@@ -558,7 +548,7 @@ int trace_parse_line(const char *line, size_t len, struct trace_record *rec, cha
                 return fail(&e, "NUL byte in the line");
         struct json_tokener *tok = json_tokener_new_ex(TRACE_MAX_DEPTH);
         if (!tok)
-                return fail(&e, "out of memory");
+                return fail_nomem(&e);
         json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
         json_object *o = json_tokener_parse_ex(tok, line, (int)len);
         enum json_tokener_error je = json_tokener_get_error(tok);

@@ -58,7 +58,8 @@ char *trace_decision_line(const struct trace_decision *td);
 bool trace_decision_worth(const struct decision *d);
 
 /* Parse one line (len bytes, no newline, need not be NUL-terminated) into
- * rec. Returns 0, or -EBADMSG with a message in err (no FILE:LINE prefix).
+ * rec. Returns 0, or -EBADMSG with a message in err (no FILE:LINE prefix),
+ * or -ENOMEM.
  * rec->sample.zones is (re)allocated for samples; free with
  * trace_record_free(). Never reads outside line[0..len). */
 int trace_parse_line(const char *line, size_t len, struct trace_record *rec, char *err, size_t errsz);

@@ -1,6 +1,7 @@
-/* util.h — small pure helpers shared by every layer: cleanup attributes,
- * array sizes, a bounded decimal parser and JSON numbers. No I/O here; the
- * file helpers are the kernel side's (fileio.h). */
+/* util.h — small pure helpers shared by every layer: the size of an error
+ * message, array sizes, percentages, cleanup attributes, a bounded decimal
+ * parser and building JSON documents with json-c. No I/O here; the file
+ * helpers are the kernel side's (fileio.h). */
 #pragma once
 
 #include <limits.h>
@@ -13,6 +14,9 @@
 #define ERR_MSG_MAX (PATH_MAX + 512)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* A share (0..1) times this is a percentage. */
+#define PERCENT 100.0
 
 static inline void freep(void *p) { free(*(void **)p); }
 static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
@@ -27,7 +31,26 @@ static inline void closep(int *fd) { if (*fd >= 0) close(*fd); }
  * whitespace. Returns 0 or -EINVAL / -ERANGE. */
 int parse_long(const char *s, long min, long max, long *out);
 
+/* Building a JSON document with json-c. json-c's constructors return NULL
+ * when out of memory, and json-c adds a NULL as JSON null, so a failed
+ * allocation would silently turn a value into null. These take the value
+ * (freeing it on failure) and set *err to -ENOMEM when it is NULL or cannot
+ * be added, so the caller drops the whole document; JSON null is only ever
+ * written on purpose, with json_put_null(). A NULL o or a is a failure too
+ * (its own allocation failed). */
 struct json_object;
-/* A JSON number with a fixed count of decimals (short, diffable output);
- * NULL (JSON null) for infinity or NaN, which JSON cannot spell. */
-struct json_object *json_number(double v, int decimals);
+void json_put(int *err, struct json_object *o, const char *key, struct json_object *v);
+void json_put_null(int *err, struct json_object *o, const char *key);
+void json_append(int *err, struct json_object *a, struct json_object *v);
+/* A number with a fixed count of decimals (short, diffable output), or with
+ * json-c's full precision for JSON_FULL_PRECISION; null for infinity or
+ * NaN, which JSON cannot spell. */
+#define JSON_FULL_PRECISION (-1)
+void json_put_number(int *err, struct json_object *o, const char *key, double v, int decimals);
+/* o's member key, or NULL when o is NULL or not an object, or the member
+ * is missing or JSON null. */
+struct json_object *json_get(struct json_object *o, const char *key);
+/* The document as text (json-c's JSON_C_TO_STRING_* flags), taking it; the
+ * caller frees the text. NULL when out of memory, now or while the document
+ * was built (err). */
+char *json_text(struct json_object *o, int err, int flags);

@@ -42,6 +42,7 @@ struct daemon {
         long page_size, thp_pmd_size;   /* bytes, read once at start */
         char status[256];       /* last STATUS= sent to the service manager */
         unsigned read_failures;
+        unsigned write_failures;        /* of the sysctl, in a row */
         unsigned long samples;  /* taken since start, for the debug log */
         sd_event_source *timer;
         sd_event_source *fast;  /* the onset watch between samples; off while disarmed */
@@ -103,14 +104,27 @@ static void apply_wsf(struct daemon *d, struct decision *dec)
         }
         dec->wsf_new = engine_wsf(&d->engine);
         if (r == 0 || r == -EINVAL) {
+                if (d->write_failures)
+                        log_msg(d->log, LOG_INFO, "writing vm.watermark_scale_factor works again after %u failures",
+                                d->write_failures);
+                d->write_failures = 0;
                 save_state(d);
                 return;
         }
         engine_write_failed(&d->engine, dec, actuate_denied(r));
-        if (actuate_denied(r))
+        if (actuate_denied(r)) {
                 enter_monitor_only(d, r);
-        else
-                log_msg(d->log, LOG_ERR, "writing vm.watermark_scale_factor=%ld: %s", v, strerror(-r));
+                return;
+        }
+        /* It is tried again each interval: rate-limited like sampling. */
+        unsigned n = ++d->write_failures;
+        int prio = log_repeat_prio(n, d->cfg.interval);
+        if (prio == LOG_WARNING)
+                log_msg(d->log, prio, "writing vm.watermark_scale_factor=%ld: %s; trying again each interval", v,
+                        strerror(-r));
+        else if (prio == LOG_ERR)
+                log_msg(d->log, prio, "writing vm.watermark_scale_factor has failed %u times in a row (last: %ld: %s)",
+                        n, v, strerror(-r));
 }
 
 static void apply_compaction(struct daemon *d, const struct compact_order *c)
@@ -209,12 +223,11 @@ static void sample_failed(struct daemon *d, int r)
         /* Rate-limited: a warning for the first failure; after 10 s an
          * error that says plainly nothing is being decided, repeated once
          * a minute while it lasts. */
-        unsigned first = (unsigned)(10.0 / d->cfg.interval) + 1;
-        unsigned every = (unsigned)(60.0 / d->cfg.interval);
         unsigned n = ++d->read_failures;
-        if (n == 1) {
+        int prio = log_repeat_prio(n, d->cfg.interval);
+        if (prio == LOG_WARNING) {
                 log_msg(d->log, LOG_WARNING, "skipping a sample: reading %s", why);
-        } else if (n >= first && (n - first) % every == 0) {
+        } else if (prio == LOG_ERR) {
                 log_msg(d->log, LOG_ERR,
                         "no sample for %.0f s (%u failures in a row; last: %s): nothing is decided and vm.watermark_scale_factor stays %ld until sampling works again",
                         (double)(n - 1) * d->cfg.interval, n, why, engine_wsf(&d->engine));
@@ -376,7 +389,6 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 
 static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-        (void)userdata;
         log_msg(((struct daemon *)userdata)->log, LOG_INFO, "received %s, stopping", strsignal((int)si->ssi_signo));
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }

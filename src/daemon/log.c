@@ -13,7 +13,14 @@
 
 #include "util.h"
 
+/* Fields of one event beyond the four every event has (MESSAGE,
+ * MESSAGE_ID, PRIORITY, SYSLOG_IDENTIFIER). */
 #define LOG_FIELDS_MAX 24
+#define LOG_FIXED_FIELDS 4
+/* Bytes of one message; longer ones are cut. */
+#define LOG_LINE_MAX 1024
+/* Bytes of one journal field, "NAME=value": a whole message and its name. */
+#define LOG_FIELD_TEXT_MAX (LOG_LINE_MAX + 76)
 
 /* $JOURNAL_STREAM is "DEV:INO" of the stream systemd connected; only when
  * stderr is still that stream does journald read what we write there. */
@@ -52,14 +59,14 @@ static void plain(int prio, const char *msg)
                 [LOG_ERR] = "error", [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
                 [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
         };
-        fprintf(stderr, "memoptimizer: %s: %s\n", tag[prio & 7], msg);
+        fprintf(stderr, "memoptimizer: %s: %s\n", tag[LOG_PRI(prio)], msg);
 }
 
 void log_msg(const struct logger *l, int prio, const char *fmt, ...)
 {
         if (prio > l->level)
                 return;
-        char buf[1024];
+        char buf[LOG_LINE_MAX];
         va_list ap;
         va_start(ap, fmt);
         /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive of clang 14 */
@@ -80,8 +87,8 @@ void log_event(const struct logger *l, int prio, const char *message_id, const c
                 plain(prio, message);
                 return;
         }
-        char text[LOG_FIELDS_MAX + 4][1100];
-        struct iovec iov[LOG_FIELDS_MAX + 4];
+        char text[LOG_FIXED_FIELDS + LOG_FIELDS_MAX][LOG_FIELD_TEXT_MAX];
+        struct iovec iov[LOG_FIXED_FIELDS + LOG_FIELDS_MAX];
         size_t n = 0;
         snprintf(text[n++], sizeof(text[0]), "MESSAGE=%s", message);
         snprintf(text[n++], sizeof(text[0]), "MESSAGE_ID=%s", message_id);
@@ -93,4 +100,15 @@ void log_event(const struct logger *l, int prio, const char *message_id, const c
                 iov[i] = (struct iovec){ .iov_base = text[i], .iov_len = strlen(text[i]) };
         if (sd_journal_sendv(iov, (int)n) < 0)
                 plain(prio, message);
+}
+
+int log_repeat_prio(unsigned n, double interval_sec)
+{
+        unsigned first = (unsigned)(LOG_REPEAT_FIRST_SEC / interval_sec) + 1;
+        unsigned every = (unsigned)(LOG_REPEAT_EVERY_SEC / interval_sec);
+        if (n == 1)
+                return LOG_WARNING;
+        if (n >= first && (n - first) % (every ? every : 1) == 0)
+                return LOG_ERR;
+        return -1;
 }

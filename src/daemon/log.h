@@ -38,3 +38,13 @@ void log_msg(const struct logger *l, int prio, const char *fmt, ...);
 /* One event: MESSAGE_ID, the human message, and its numbers as fields. */
 void log_event(const struct logger *l, int prio, const char *message_id, const char *message,
                const struct log_field *fields, size_t nr_fields);
+
+/* A failure that recurs every interval (a sample that cannot be read, a
+ * sysctl that cannot be written) is logged at this pace: a warning for the
+ * first, an error once it has lasted LOG_REPEAT_FIRST_SEC, then one every
+ * LOG_REPEAT_EVERY_SEC while it lasts. n counts the failures in a row (1:
+ * the first), one an interval. Returns the priority to log the n-th with,
+ * or -1 when it is not logged. */
+#define LOG_REPEAT_FIRST_SEC 10.0
+#define LOG_REPEAT_EVERY_SEC 60.0
+int log_repeat_prio(unsigned n, double interval_sec);

@@ -14,6 +14,8 @@
 #include "build-config.h"
 #include "util.h"
 
+#define MS_PER_SEC 1000.0
+
 const char *publish_mode_str(enum publish_mode m)
 {
         static const char *const s[] = {
@@ -28,122 +30,133 @@ double publish_heartbeat(const struct config *cfg)
         return fmax(LIVE_HEARTBEAT, cfg->interval);
 }
 
-static void add(json_object *o, const char *key, json_object *v)
-{
-        json_object_object_add(o, key, v);
-}
-
-static json_object *live_wsf(const struct publish_input *in)
+/* Every json_put*() leaves -ENOMEM in *err when an allocation failed, and
+ * publish_live_json() then writes nothing rather than nulls (util.h). */
+static json_object *live_wsf(int *err, const struct publish_input *in)
 {
         json_object *o = json_object_new_object();
-        add(o, "kernel", in->sample ? json_object_new_int64(in->sample->wsf) : NULL);
-        add(o, "decided", json_object_new_int64(in->policy->current));
-        add(o, "baseline", json_object_new_int64(in->policy->baseline));
-        add(o, "ceiling", in->decision ? json_object_new_int64(in->decision->ceiling) : NULL);
+        if (in->sample)
+                json_put(err, o, "kernel", json_object_new_int64(in->sample->wsf));
+        else
+                json_put_null(err, o, "kernel");
+        json_put(err, o, "decided", json_object_new_int64(in->policy->current));
+        json_put(err, o, "baseline", json_object_new_int64(in->policy->baseline));
+        if (in->decision)
+                json_put(err, o, "ceiling", json_object_new_int64(in->decision->ceiling));
+        else
+                json_put_null(err, o, "ceiling");
         return o;
 }
 
-static json_object *live_zone(const struct zone_forecast *z)
+static json_object *live_zone(int *err, const struct zone_forecast *z)
 {
         json_object *o = json_object_new_object();
-        add(o, "node", json_object_new_int(z->node));
-        add(o, "zone", json_object_new_string(z->name));
-        add(o, "trend", json_object_new_boolean(z->trend));
-        add(o, "free_pages_per_second", json_number(z->free_fit.slope, 1));
-        add(o, "seconds_to_low", json_number(z->secs_to_low, 3));
-        add(o, "seconds_to_min", json_number(z->secs_to_min, 3));
+        json_put(err, o, "node", json_object_new_int(z->node));
+        json_put(err, o, "zone", json_object_new_string(z->name));
+        json_put(err, o, "trend", json_object_new_boolean(z->trend));
+        json_put_number(err, o, "free_pages_per_second", z->free_fit.slope, 1);
+        json_put_number(err, o, "seconds_to_low", z->secs_to_low, 3);
+        json_put_number(err, o, "seconds_to_min", z->secs_to_min, 3);
         return o;
 }
 
-static json_object *live_node(const struct forecast *f, const struct node_forecast *n)
+static json_object *live_node(int *err, const struct forecast *f, const struct node_forecast *n)
 {
         json_object *o = json_object_new_object(), *orders = json_object_new_array();
-        add(o, "node", json_object_new_int(n->node));
+        json_put(err, o, "node", json_object_new_int(n->node));
         for (unsigned k = 1; k <= f->max_order; k++) {
                 json_object *e = json_object_new_object();
-                add(e, "order", json_object_new_int((int)k));
-                add(e, "seconds_to_exhaustion", json_number(n->secs_to_exhaust[k], 3));
-                add(e, "free_pages_in_blocks", json_number(n->free_at_order[k], 0));
-                add(e, "unusable_index", json_number(n->extfrag[k], 4));
-                json_object_array_add(orders, e);
+                json_put(err, e, "order", json_object_new_int((int)k));
+                json_put_number(err, e, "seconds_to_exhaustion", n->secs_to_exhaust[k], 3);
+                json_put_number(err, e, "free_pages_in_blocks", n->free_at_order[k], 0);
+                json_put_number(err, e, "unusable_index", n->extfrag[k], 4);
+                json_append(err, orders, e);
         }
-        add(o, "orders", orders);
+        json_put(err, o, "orders", orders);
         return o;
 }
 
-static json_object *live_forecast(const struct forecast *f)
+static void live_forecast(int *err, json_object *doc, const struct forecast *f)
 {
-        if (!f)
-                return NULL;
+        if (!f) {
+                json_put_null(err, doc, "forecast");
+                return;
+        }
         json_object *o = json_object_new_object(), *zones = json_object_new_array(),
                     *nodes = json_object_new_array();
         for (size_t i = 0; i < f->nr_zones; i++)
-                json_object_array_add(zones, live_zone(&f->zones[i]));
+                json_append(err, zones, live_zone(err, &f->zones[i]));
         for (size_t i = 0; i < f->nr_nodes; i++)
-                json_object_array_add(nodes, live_node(f, &f->nodes[i]));
-        add(o, "zones", zones);
-        add(o, "nodes", nodes);
-        add(o, "kswapd_pages_per_second", json_number(f->kswapd_rate, 1));
-        add(o, "direct_reclaim_pages_per_second", json_number(f->direct_rate, 1));
-        add(o, "stalls_last_interval", json_object_new_int64((int64_t)(f->allocstalls + f->compact_stalls)));
-        return o;
+                json_append(err, nodes, live_node(err, f, &f->nodes[i]));
+        json_put(err, o, "zones", zones);
+        json_put(err, o, "nodes", nodes);
+        json_put_number(err, o, "kswapd_pages_per_second", f->kswapd_rate, 1);
+        json_put_number(err, o, "direct_reclaim_pages_per_second", f->direct_rate, 1);
+        json_put(err, o, "stalls_last_interval",
+                 json_object_new_int64((int64_t)(f->allocstalls + f->compact_stalls)));
+        json_put(err, doc, "forecast", o);
 }
 
-static json_object *live_recent(const struct publisher *p)
+static json_object *live_recent(int *err, const struct publisher *p)
 {
         json_object *a = json_object_new_array();
         for (size_t i = 0; i < p->nr_recent; i++) {
                 const struct publish_event *e = &p->recent[i];
                 json_object *o = json_object_new_object();
-                add(o, "time", json_number(e->time, 3));
-                add(o, "kind", json_object_new_string(e->kind));
-                add(o, "wsf_old", json_object_new_int64(e->wsf_old));
-                add(o, "wsf_new", json_object_new_int64(e->wsf_new));
-                add(o, "node", e->node >= 0 ? json_object_new_int(e->node) : NULL);
-                add(o, "zone", e->zone[0] ? json_object_new_string(e->zone) : NULL);
-                add(o, "order", e->order >= 0 ? json_object_new_int(e->order) : NULL);
-                add(o, "reason", json_object_new_string(e->reason));
-                json_object_array_add(a, o);
+                json_put_number(err, o, "time", e->time, 3);
+                json_put(err, o, "kind", json_object_new_string(e->kind));
+                json_put(err, o, "wsf_old", json_object_new_int64(e->wsf_old));
+                json_put(err, o, "wsf_new", json_object_new_int64(e->wsf_new));
+                if (e->node >= 0)
+                        json_put(err, o, "node", json_object_new_int(e->node));
+                else
+                        json_put_null(err, o, "node");
+                if (e->zone[0])
+                        json_put(err, o, "zone", json_object_new_string(e->zone));
+                else
+                        json_put_null(err, o, "zone");
+                if (e->order >= 0)
+                        json_put(err, o, "order", json_object_new_int(e->order));
+                else
+                        json_put_null(err, o, "order");
+                json_put(err, o, "reason", json_object_new_string(e->reason));
+                json_append(err, a, o);
         }
         return a;
 }
 
-static json_object *live_counters(const struct publish_counters *n, double cpu)
+static json_object *live_counters(int *err, const struct publish_counters *n, double cpu)
 {
         json_object *o = json_object_new_object(), *dec = json_object_new_object();
         for (int r = WSF_KEEP + 1; r < PUBLISH_WSF_KINDS; r++)
-                add(dec, wsf_reason_str((enum wsf_reason)r), json_object_new_int64((int64_t)n->decisions[r]));
-        add(o, "decisions", dec);
-        add(o, "compactions", json_object_new_int64((int64_t)n->compactions));
-        add(o, "compaction_backoffs", json_object_new_int64((int64_t)n->backoffs));
-        add(o, "samples", json_object_new_int64((int64_t)n->samples));
-        add(o, "sample_errors", json_object_new_int64((int64_t)n->sample_errors));
-        add(o, "cpu_seconds", json_number(cpu, 3));
+                json_put(err, dec, wsf_reason_str((enum wsf_reason)r), json_object_new_int64((int64_t)n->decisions[r]));
+        json_put(err, o, "decisions", dec);
+        json_put(err, o, "compactions", json_object_new_int64((int64_t)n->compactions));
+        json_put(err, o, "compaction_backoffs", json_object_new_int64((int64_t)n->backoffs));
+        json_put(err, o, "samples", json_object_new_int64((int64_t)n->samples));
+        json_put(err, o, "sample_errors", json_object_new_int64((int64_t)n->sample_errors));
+        json_put_number(err, o, "cpu_seconds", cpu, 3);
         return o;
 }
 
 char *publish_live_json(const struct publisher *p, const struct publish_input *in,
                         double now_real, double cpu_seconds)
 {
+        int err = 0;
         json_object *o = json_object_new_object();
-        if (!o)
-                return NULL;
-        add(o, "schema_version", json_object_new_int(LIVE_SCHEMA_VERSION));
-        add(o, "version", json_object_new_string(PACKAGE_VERSION));
-        add(o, "pid", json_object_new_int((int)getpid()));
-        add(o, "mode", json_object_new_string(publish_mode_str(in->mode)));
-        add(o, "started", json_number(p->started, 3));
-        add(o, "updated", json_number(now_real, 3));
-        add(o, "interval_seconds", json_number(in->cfg->interval, 3));
-        add(o, "heartbeat_seconds", json_number(publish_heartbeat(in->cfg), 3));
-        add(o, "watermark_scale_factor", live_wsf(in));
-        add(o, "forecast", live_forecast(in->forecast));
-        add(o, "recent_decisions", live_recent(p));
-        add(o, "counters", live_counters(&p->n, cpu_seconds));
-        const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-        char *copy = s ? strdup(s) : NULL;
-        json_object_put(o);
-        return copy;
+        json_put(&err, o, "schema_version", json_object_new_int(LIVE_SCHEMA_VERSION));
+        json_put(&err, o, "version", json_object_new_string(PACKAGE_VERSION));
+        json_put(&err, o, "pid", json_object_new_int((int)getpid()));
+        json_put(&err, o, "mode", json_object_new_string(publish_mode_str(in->mode)));
+        json_put_number(&err, o, "started", p->started, 3);
+        json_put_number(&err, o, "updated", now_real, 3);
+        json_put_number(&err, o, "interval_seconds", in->cfg->interval, 3);
+        json_put_number(&err, o, "heartbeat_seconds", publish_heartbeat(in->cfg), 3);
+        json_put(&err, o, "watermark_scale_factor", live_wsf(&err, in));
+        live_forecast(&err, o, in->forecast);
+        json_put(&err, o, "recent_decisions", live_recent(&err, p));
+        json_put(&err, o, "counters", live_counters(&err, &p->n, cpu_seconds));
+        return json_text(o, err, JSON_C_TO_STRING_PLAIN);
 }
 
 /* ---- Prometheus text exposition format, version 0.0.4 ---- */
@@ -178,12 +191,25 @@ static void label(FILE *f, const char *name, const char *v, bool first)
         fputc('"', f);
 }
 
-static void zone_sample(FILE *f, const char *name, const struct zone *z, double v)
+/* One sample of a zone's series, memoptimizer_NAME{node="N",zone="Z"} V,
+ * with one more label KEY="VAL" when key and val are not NULL. */
+static void zone_series(FILE *f, const char *name, int node, const char *zone, const char *key,
+                        const char *val, double v)
 {
-        fprintf(f, "memoptimizer_%s{node=\"%d\",", name, z->node);
-        label(f, "zone", z->name, true);
+        fprintf(f, "memoptimizer_%s{node=\"%d\",", name, node);
+        label(f, "zone", zone, true);
+        if (key && val)
+                label(f, key, val, false);
         fputc('}', f);
         value(f, v);
+}
+
+/* The same with an order label. */
+static void order_series(FILE *f, const char *name, const struct zone *z, unsigned k, double v)
+{
+        char order[16];
+        snprintf(order, sizeof(order), "%u", k);
+        zone_series(f, name, z->node, z->name, "order", order, v);
 }
 
 static void metrics_wsf(FILE *f, const struct publish_input *in)
@@ -212,21 +238,20 @@ static void metrics_zones(FILE *f, const struct sample *s)
         double page = (double)sysconf(_SC_PAGESIZE);
         family(f, "zone_managed_bytes", "gauge", "Memory managed by the zone's buddy allocator.");
         for (size_t i = 0; i < s->nr_zones; i++)
-                zone_sample(f, "zone_managed_bytes", &s->zones[i], (double)s->zones[i].managed_pages * page);
+                zone_series(f, "zone_managed_bytes", s->zones[i].node, s->zones[i].name, NULL, NULL,
+                            (double)s->zones[i].managed_pages * page);
         family(f, "zone_free_bytes", "gauge", "Free memory in the zone (/proc/buddyinfo).");
         for (size_t i = 0; i < s->nr_zones; i++)
-                zone_sample(f, "zone_free_bytes", &s->zones[i], (double)s->zones[i].free_pages * page);
+                zone_series(f, "zone_free_bytes", s->zones[i].node, s->zones[i].name, NULL, NULL,
+                            (double)s->zones[i].free_pages * page);
         family(f, "zone_watermark_bytes", "gauge", "The zone's min, low and high watermarks (/proc/zoneinfo).");
         for (size_t i = 0; i < s->nr_zones; i++) {
                 const struct zone *z = &s->zones[i];
                 const uint64_t w[] = { z->wmark_min, z->wmark_low, z->wmark_high };
                 const char *const names[] = { "min", "low", "high" };
-                for (size_t j = 0; j < ARRAY_SIZE(w); j++) {
-                        fprintf(f, "memoptimizer_zone_watermark_bytes{node=\"%d\",", z->node);
-                        label(f, "zone", z->name, true);
-                        fprintf(f, ",watermark=\"%s\"}", names[j]);
-                        value(f, (double)w[j] * page);
-                }
+                for (size_t j = 0; j < ARRAY_SIZE(w); j++)
+                        zone_series(f, "zone_watermark_bytes", z->node, z->name, "watermark", names[j],
+                                    (double)w[j] * page);
         }
 }
 
@@ -234,21 +259,14 @@ static void metrics_orders(FILE *f, const struct sample *s)
 {
         family(f, "zone_free_blocks", "gauge", "Free blocks of each order in the zone (/proc/buddyinfo).");
         for (size_t i = 0; i < s->nr_zones; i++)
-                for (unsigned k = 0; k < s->nr_orders; k++) {
-                        fprintf(f, "memoptimizer_zone_free_blocks{node=\"%d\",", s->zones[i].node);
-                        label(f, "zone", s->zones[i].name, true);
-                        fprintf(f, ",order=\"%u\"}", k);
-                        value(f, (double)s->zones[i].nr_free[k]);
-                }
+                for (unsigned k = 0; k < s->nr_orders; k++)
+                        order_series(f, "zone_free_blocks", &s->zones[i], k, (double)s->zones[i].nr_free[k]);
         family(f, "zone_unusable_free_ratio", "gauge",
                "Unusable free space index: share of the zone's free memory not in blocks of at least this order.");
         for (size_t i = 0; i < s->nr_zones; i++)
-                for (unsigned k = 1; k < s->nr_orders; k++) {
-                        fprintf(f, "memoptimizer_zone_unusable_free_ratio{node=\"%d\",", s->zones[i].node);
-                        label(f, "zone", s->zones[i].name, true);
-                        fprintf(f, ",order=\"%u\"}", k);
-                        value(f, zone_unusable_index(&s->zones[i], s->nr_orders, k));
-                }
+                for (unsigned k = 1; k < s->nr_orders; k++)
+                        order_series(f, "zone_unusable_free_ratio", &s->zones[i], k,
+                                     zone_unusable_index(&s->zones[i], s->nr_orders, k));
 }
 
 static void metrics_forecast(FILE *f, const struct forecast *fc)
@@ -263,14 +281,8 @@ static void metrics_forecast(FILE *f, const struct forecast *fc)
         family(f, "forecast_min_watermark_seconds", "gauge", help);
         for (size_t i = 0; i < fc->nr_zones; i++) {
                 const struct zone_forecast *z = &fc->zones[i];
-                fprintf(f, "memoptimizer_forecast_low_watermark_seconds{node=\"%d\",", z->node);
-                label(f, "zone", z->name, true);
-                fputc('}', f);
-                value(f, z->secs_to_low);
-                fprintf(f, "memoptimizer_forecast_min_watermark_seconds{node=\"%d\",", z->node);
-                label(f, "zone", z->name, true);
-                fputc('}', f);
-                value(f, z->secs_to_min);
+                zone_series(f, "forecast_low_watermark_seconds", z->node, z->name, NULL, NULL, z->secs_to_low);
+                zone_series(f, "forecast_min_watermark_seconds", z->node, z->name, NULL, NULL, z->secs_to_min);
         }
         snprintf(help, sizeof(help), "Forecast seconds until the node has no free block of this order or higher.%s", tail);
         family(f, "forecast_order_exhaustion_seconds", "gauge", help);
@@ -322,7 +334,7 @@ static void metrics_process(FILE *f, const struct publisher *p, const struct pub
         value(f, floor(p->started));
         family(f, "last_sample_timestamp_seconds", "gauge", "Time of the sample this file reports, since the Unix epoch.");
         fputs("memoptimizer_last_sample_timestamp_seconds", f);
-        value(f, floor(now * 1000) / 1000);
+        value(f, floor(now * MS_PER_SEC) / MS_PER_SEC);        /* to the millisecond */
         family(f, "interval_seconds", "gauge", "The sampling interval configured.");
         fputs("memoptimizer_interval_seconds", f);
         value(f, in->cfg->interval);
@@ -344,7 +356,8 @@ char *publish_metrics_text(const struct publisher *p, const struct publish_input
         metrics_orders(f, in->sample);
         metrics_forecast(f, in->forecast);
         metrics_counters(f, p, in->sample, cpu_seconds);
-        if (fclose(f) != 0) {
+        bool failed = ferror(f);        /* out of memory while writing */
+        if (fclose(f) != 0 || failed) {
                 free(buf);
                 return NULL;
         }

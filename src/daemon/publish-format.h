@@ -76,8 +76,9 @@ const char *publish_mode_str(enum publish_mode m);
 double publish_heartbeat(const struct config *cfg);
 
 /* Pure formatters, for tests: the live document as JSON text (caller
- * frees) and the metrics as Prometheus text exposition format. now_real
- * is the wall-clock time of the cycle, cpu_seconds the process's. */
+ * frees) and the metrics as Prometheus text exposition format; NULL when
+ * out of memory (the metrics: also without a sample). now_real is the
+ * wall-clock time of the cycle, cpu_seconds the process's. */
 char *publish_live_json(const struct publisher *p, const struct publish_input *in,
                         double now_real, double cpu_seconds);
 char *publish_metrics_text(const struct publisher *p, const struct publish_input *in,

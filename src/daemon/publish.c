@@ -80,7 +80,7 @@ static bool count(struct publisher *p, const struct publish_input *in, double no
                 e->order = (int)c->order;
                 snprintf(e->reason, sizeof(e->reason),
                          "order-%u blocks forecast to run out in %.1f s; %.0f%% of free memory fragmented",
-                         c->order, c->secs_to_exhaust, c->extfrag * 100);
+                         c->order, c->secs_to_exhaust, c->extfrag * PERCENT);
         }
         for (size_t i = 0; i < d->nr_backoff; i++) {
                 const struct compact_backoff *b = &d->backoff[i];

@@ -8,13 +8,19 @@
 
 #include "util.h"
 
+/* Decimal units, as the messages spell them (GB/s, MB/s). */
+#define BYTES_PER_GB 1e9
+#define BYTES_PER_MB 1e6
+/* Journal fields one event has room for. */
+#define REPORT_FIELDS_MAX 16
+
 void format_rate(char *buf, size_t size, double pages_per_sec)
 {
-        double bytes = pages_per_sec * (double)sysconf(_SC_PAGESIZE);
-        if (bytes >= 1e9)
-                snprintf(buf, size, "%.1f GB/s", bytes / 1e9);
+        double bytes_per_sec = pages_per_sec * (double)sysconf(_SC_PAGESIZE);
+        if (bytes_per_sec >= BYTES_PER_GB)
+                snprintf(buf, size, "%.1f GB/s", bytes_per_sec / BYTES_PER_GB);
         else
-                snprintf(buf, size, "%.0f MB/s", bytes / 1e6);
+                snprintf(buf, size, "%.0f MB/s", bytes_per_sec / BYTES_PER_MB);
 }
 
 void format_secs(char *buf, size_t size, double secs)
@@ -28,7 +34,7 @@ void format_secs(char *buf, size_t size, double secs)
 /* The journal fields of one event. Bounded: a field past the capacity is
  * dropped rather than written past the end. */
 struct fields {
-        struct log_field f[16];
+        struct log_field f[REPORT_FIELDS_MAX];
         size_t n;
 };
 
@@ -194,7 +200,7 @@ void report_compact_message(char *msg, size_t size, const struct compact_order *
         snprintf(msg, size,
                  "%scompact %s%d: order-%u blocks run out in %s (%.0f pages in blocks >= order %u, %.0f%% of free memory fragmented)%s%s",
                  acting ? "" : "would ", all_nodes ? "all nodes, asked for node" : "node", c->node,
-                 c->order, secs, c->free_at_order, c->order, c->extfrag * 100,
+                 c->order, secs, c->free_at_order, c->order, c->extfrag * PERCENT,
                  err ? ": failed: " : "", err ? strerror(-err) : "");
 }
 
@@ -207,7 +213,7 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
         field(&fs, "NODE", 0, c->node);
         field(&fs, "ORDER", 0, c->order);
         field(&fs, "SECONDS_TO_EXHAUST", 3, c->secs_to_exhaust);
-        field(&fs, "EXTFRAG_PERCENT", 1, c->extfrag * 100);
+        field(&fs, "EXTFRAG_PERCENT", 1, c->extfrag * PERCENT);
         field(&fs, "COMPACT_SECONDS", 3, seconds);
         log_event(l, err ? LOG_WARNING : LOG_INFO, MSGID_COMPACT, msg, fs.f, fs.n);
 }

@@ -20,6 +20,7 @@
 #include "publish.h"
 #include "util.h"
 
+#include "json-alloc-fail.h"
 #include "publish-fixture.h"
 
 static void metrics_text(void **state)
@@ -232,6 +233,29 @@ static void live_written_on_news(void **state)
         publish_stop(&p, x->dir);
 }
 
+struct live_args {
+        struct publisher p;
+        const struct publish_input *in;
+};
+
+static void *live_text(void *arg)
+{
+        struct live_args *a = arg;
+        return publish_live_json(&a->p, a->in, 1e9, 0.5);
+}
+
+/* Out of memory anywhere in live.json: nothing to write (publish says so
+ * once), rather than a document with nulls that status would misread. */
+static void live_dropped_when_out_of_memory(void **state)
+{
+        struct fixture *x = *state;
+        struct live_args a = { .in = &x->in };
+        publish_init(&a.p);
+        publish_cycle(&a.p, &x->in);    /* a decision and a compaction among the recent ones */
+        every_json_failure_drops(live_text, &a, free);
+        publish_stop(&a.p, x->dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -239,6 +263,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(live_document, setup, teardown),
                 cmocka_unit_test_setup_teardown(files_and_lock, setup, teardown),
                 cmocka_unit_test_setup_teardown(live_written_on_news, setup, teardown),
+                cmocka_unit_test_setup_teardown(live_dropped_when_out_of_memory, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,8 @@
 
 /* Refresh zoneinfo at least this often, whatever else says it changed. */
 #define ZONEINFO_EVERY 30
+/* /proc/meminfo's "kB" */
+#define MEMINFO_UNIT_BYTES 1024
 
 struct sample_reader {
         char *root;
@@ -59,10 +61,11 @@ int sample_reader_new(struct sample_reader **out, const char *root)
                 return -ENOMEM;
         r->root = strdup(root ? root : "");
         r->last_wsf = -1;
-        r->page_kb = sysconf(_SC_PAGESIZE) / 1024;
+        r->page_kb = sysconf(_SC_PAGESIZE) / MEMINFO_UNIT_BYTES;
         if (!r->root || r->page_kb <= 0) {
+                int e = r->root ? -EINVAL : -ENOMEM;
                 sample_reader_free(r);
-                return -ENOMEM;
+                return e;
         }
         /* libproc2 returns a negative errno on failure. */
         int e = procps_vmstat_new(&r->vm_info);
@@ -99,9 +102,10 @@ void sample_reader_invalidate(struct sample_reader *r)
  * cache for a second and return stale counters at sub-second intervals. */
 static int read_counters(struct sample_reader *r, struct sample *s)
 {
+        errno = 0;
         struct vmstat_stack *vs = procps_vmstat_select(r->vm_info, vm_items, ARRAY_SIZE(vm_items));
         if (!vs)
-                return -EIO;
+                return errno == ENOMEM ? -ENOMEM : -EIO;
 #define V(i) ((uint64_t)VMSTAT_VAL(i, ul_int, vs, r->vm_info))
         s->vm = (struct vmstat){
                 .pgsteal_kswapd = V(0), .pgsteal_direct = V(1),
@@ -113,9 +117,10 @@ static int read_counters(struct sample_reader *r, struct sample *s)
                 .oom_kill = V(19),
         };
 #undef V
+        errno = 0;
         struct meminfo_stack *ms = procps_meminfo_select(r->mem_info, mem_items, ARRAY_SIZE(mem_items));
         if (!ms)
-                return -EIO;
+                return errno == ENOMEM ? -ENOMEM : -EIO;
 #define M(i) ((uint64_t)MEMINFO_VAL(i, ul_int, ms, r->mem_info))
         uint64_t pk = (uint64_t)r->page_kb;
         s->mem = (struct meminfo){
