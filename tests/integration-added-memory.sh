@@ -33,7 +33,7 @@ grow() {        # grow PAGES [meminfo]: the zone's managed, and MemTotal too if 
                 cat "$tmp/m.new" > "$tmp/meminfo"
         fi
 }
-samples() { grep -c '"type":"sample"' "$tmp/trace" 2>/dev/null || true; }
+samples() { local n; n=$(grep -c '"type":"sample"' "$tmp/trace" 2>/dev/null); echo "${n:-0}"; }
 # The managed count of the zone in the newest sample of the trace.
 traced() {
         tail -n 1 "$tmp/trace" | grep -o "\"zone\":\"$zone\",\"managed_pages\":[0-9]*" | head -n 1 | sed 's/.*://'

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 fail() { echo "FAIL: $*"; cat "$tmp/log"; exit 1; }
-samples() { grep -c '"type":"sample"' "$tmp/trace" 2>/dev/null || true; }
+samples() { local n; n=$(grep -c '"type":"sample"' "$tmp/trace" 2>/dev/null); echo "${n:-0}"; }
 
 # A horizon of 10 minutes arms the watch whatever free memory there is.
 printf 'interval = 2s\nhorizon = 10min\ncompaction = no\nlog_level = debug\n' > "$tmp/conf"
