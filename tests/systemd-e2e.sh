@@ -24,27 +24,12 @@ E2E=/var/tmp/memoptimizer-e2e
 ROOT=$E2E/root
 BUILD=${1:-$E2E/build}
 WSF=/proc/sys/vm/watermark_scale_factor
-MSGID_RAISE=c89dbaa9299b408183ed13a3847aadbc
-MSGID_RELOAD=97615faba55b4e1cbdc8aa41d5ad405d
-MSGID_RESTORE=9b333cc74221435da8711887535c19dd
-MSGID_START=6df4ba32e1784311bff3ad22c73222b7
-MSGID_ADOPT=568d340cae72420e8137e591ce8c0346
 MAX_WSF=200
 
 t0=$(date +%s)
-failures=0
-checks=0
 NSPAWN_PID= LEADER= ALLOC_PID=
 
-say() { printf '\n=== %s\n' "$*"; }
-pass() { checks=$((checks + 1)); echo "PASS: $*"; }
-fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }
-# check NAME COMMAND...: PASS/FAIL on the command's exit status
-check() {
-        local name=$1
-        shift
-        if "$@"; then pass "$name"; else fail "$name"; fi
-}
+. "$src/tests/e2e-checks.sh"
 die() {
         fail "$*"
         exit 1
