@@ -63,6 +63,9 @@ static void account(struct episode_stats *e, const struct pressure *p, double dt
         e->peak_demand_pages_per_sec = fmax(e->peak_demand_pages_per_sec, p->demand_pages_per_sec);
         e->demand_pages += p->demand_pages_per_sec * dt;
         e->kswapd_peak_pages_per_sec = fmax(e->kswapd_peak_pages_per_sec, p->kswapd_pages_per_sec);
+        if (p->free_pages < p->wmark_low)
+                e->kswapd_pressed_pages_per_sec = fmax(e->kswapd_pressed_pages_per_sec,
+                                                       p->kswapd_pages_per_sec);
         e->kswapd_pages += p->kswapd_pages_per_sec * dt;
         e->direct_pages += p->direct_pages_per_sec * dt;
         double margin = p->free_pages - p->wmark_min;

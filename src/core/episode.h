@@ -22,6 +22,10 @@ struct episode_stats {
         double peak_demand_pages_per_sec;       /* highest gross demand in one interval */
         double demand_pages;                    /* pages taken in all: in use gained + reclaimed */
         double kswapd_peak_pages_per_sec;       /* best kswapd reclaim in one interval */
+        /* Best kswapd reclaim over an interval that ended with free memory
+         * below low: kswapd awake and behind, so its rate is its capacity
+         * (elsewhere it reclaims only as fast as it must). 0: none. */
+        double kswapd_pressed_pages_per_sec;
         double kswapd_pages;                    /* reclaimed by kswapd during it */
         double direct_pages;                    /* reclaimed by the allocating tasks (stalls) */
         double min_margin_pages;                /* lowest free - min seen */

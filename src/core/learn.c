@@ -102,7 +102,7 @@ void learn_episode(struct learned *l, const struct episode_stats *e)
         l->managed_pages = e->managed_pages;
         l->dirty = true;
         remember(l, e);
-        learn_kswapd(l, e->kswapd_peak_pages_per_sec, e->end);
+        learn_kswapd(l, e->kswapd_pressed_pages_per_sec, e->end);
         int c = learn_class_of(e->peak_demand_pages_per_sec, e->managed_pages);
         if (c < 0)
                 return;

@@ -7,7 +7,8 @@
  * second). For each class the learner keeps the scale factor that would
  * just have done: it grows by the shortfall an episode's stalls showed and
  * shrinks by the margin an episode left unused. It also keeps the best
- * kswapd reclaim rate seen, the prior for episodes it has not met, and the
+ * rate kswapd reclaimed at while free memory was below low (its capacity,
+ * measured), for episodes of kinds it has not met, and the
  * last episodes (their times and sizes, for anticipating ones that recur).
  *
  * Pure: episodes in, numbers out. Times are the samples' (monotonic
@@ -51,7 +52,7 @@ struct learn_episode {
 
 struct learned {
         uint64_t managed_pages;                 /* of the machine it was learnt on; 0: nothing yet */
-        double kswapd_capacity_pages_per_sec;   /* best shown; 0: unknown */
+        double kswapd_capacity_pages_per_sec;   /* best shown below low; 0: unknown */
         double kswapd_updated;                  /* sample time it was shown */
         struct learn_class classes[LEARN_CLASSES];
         struct learn_episode history[LEARN_HISTORY];    /* oldest first */

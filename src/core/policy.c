@@ -12,10 +12,11 @@
 /* Pages one allocation stall stands for when no direct reclaim was counted
  * (the kernel's SWAP_CLUSTER_MAX). */
 #define PAGES_PER_STALL 32.0
-/* kswapd's capacity, at the least: this share of managed memory per
- * second. Not zero (clean page cache is reclaimed at gigabytes per second;
- * a fill of the page cache must not look like a shortfall), nor so high
- * that a real shortfall would be missed (stalls correct it). */
+/* kswapd's capacity before it has been measured: this share of managed
+ * memory per second. Not zero (clean page cache is reclaimed at gigabytes
+ * per second; a fill of the page cache must not look like a shortfall),
+ * nor so high that a real shortfall would be missed (stalls correct it, and
+ * the first episode that takes free memory below low measures it). */
 #define KSWAPD_PRIOR_SHARE_PER_SEC 0.05
 /* An interval's demand of this share of managed memory per second starts
  * or keeps alive an episode (with free memory heading for low). */
@@ -126,15 +127,14 @@ static void note_zone(struct decision *d, const struct forecast *f, const struct
         d->direct = f->direct_rate;
 }
 
-/* The best reclaim rate kswapd has shown, this window's or remembered
- * (learn.h), and never less than a prior share of memory per second. */
-static double kswapd_capacity(struct policy_state *st, const struct forecast *f, uint64_t managed)
+/* What kswapd can reclaim: the best rate it has shown while free memory was
+ * below low (measured in past episodes, learn.h) or, before any such
+ * measurement, a prior share of memory per second; and never less than
+ * what it reclaimed in an interval of this window. */
+static double kswapd_capacity(const struct policy_state *st, const struct forecast *f, uint64_t managed)
 {
-        learn_kswapd(&st->learned, f->kswapd_peak, f->time);
-        /* What kswapd showed is a floor: it reclaims only as fast as it must
-         * to reach high, so its rates understate what it can do. */
-        return fmax(fmax(learn_kswapd_capacity(&st->learned, f->time), f->kswapd_peak),
-                    KSWAPD_PRIOR_SHARE_PER_SEC * (double)managed);
+        double known = learn_kswapd_capacity(&st->learned, f->time);
+        return fmax(f->kswapd_peak, known > 0 ? known : KSWAPD_PRIOR_SHARE_PER_SEC * (double)managed);
 }
 
 /* How long the gap must cover a shortfall: as long again as the episode

@@ -94,37 +94,52 @@ static void demand_kswapd_absorbs_no_raise(void **state)
         sim_free(&s);
 }
 
-/* kswapd showed 700000 pages/s at t = 1; much later a demand of 500000
- * pages/s (above the prior) heads for low: the remembered capacity covers
- * it, no raise. A daemon that never saw kswapd work raises for it. */
-static uint64_t late_fall(int t)
+/* A first episode takes free memory below low (20000 pages; low is 22000)
+ * while kswapd reclaims `kswapd` pages/s: that is its capacity, measured.
+ * Much later a demand of `demand` pages/s heads for low from 2000000: raised for only when it exceeds the measured capacity,
+ * whether that is above or below the prior (300000). Returns the first
+ * raise after the first episode, -1 if none. */
+static uint64_t squeeze_then_fall(int t, uint64_t demand)
 {
-        return t < 20 ? 5000000 : 5000000 - 500000 * (uint64_t)(t - 20);
+        if (t <= 2)
+                return 5000000;
+        if (t == 3)
+                return 20000;                   /* below low: kswapd behind */
+        if (t < 20)
+                return 2000000;
+        return 2000000 - demand * (uint64_t)(t - 20);
 }
 
-static int first_raise(bool saw_kswapd)
+static int first_raise_after(uint64_t kswapd, uint64_t demand)
 {
         struct sim s;
         sim_init(&s, 10);
+        s.p.policy.max_wsf = 1;                 /* the first episode raises nothing */
         struct decision d;
         uint64_t steal = 0;
         int raised_at = -1;
         for (int t = 0; t <= 28 && raised_at < 0; t++) {
-                steal += saw_kswapd && t == 1 ? 700000 : 0;
+                if (t == 20)
+                        s.p.policy.max_wsf = 1000;
+                steal += t == 3 ? kswapd : 0;
                 struct vmstat vm = { .pgsteal_kswapd = steal };
-                raised_at = run(&s, t, t, late_fall, &vm, true, &d);
+                struct synth_zone z = zone_free(squeeze_then_fall(t, demand));
+                if (sim_step(&s, t, &z, 1, &vm, PLENTY, &d) && d.reason != WSF_KEEP && t >= 20)
+                        raised_at = t;
         }
-        if (saw_kswapd)
-                assert_float_equal(s.e.policy.learned.kswapd_capacity_pages_per_sec, 700000, 1e-6);
+        assert_float_equal(s.e.policy.learned.kswapd_capacity_pages_per_sec, (double)kswapd, 1);
         sim_free(&s);
         return raised_at;
 }
 
-static void capacity_remembered_beyond_window(void **state)
+static void capacity_measured_below_low(void **state)
 {
         (void)state;
-        assert_int_equal(first_raise(true), -1);
-        assert_int_equal(first_raise(false), 21);
+        /* measured 700000: a demand of 500000 (above the prior) is kswapd's */
+        assert_int_equal(first_raise_after(700000, 500000), -1);
+        /* measured 100000 (a slow machine): a demand of 200000 (below the
+         * prior) is a shortfall */
+        assert_int_equal(first_raise_after(100000, 200000), 21);
 }
 
 /* A freshly booted machine of the project's kind: the kernel adds pages
@@ -677,7 +692,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(unknown_episode_sized_by_shortfall),
                 cmocka_unit_test(demand_kswapd_absorbs_no_raise),
-                cmocka_unit_test(capacity_remembered_beyond_window),
+                cmocka_unit_test(capacity_measured_below_low),
                 cmocka_unit_test(added_memory_still_raises),
                 cmocka_unit_test(learned_size_shrinks_after_unused_margin),
                 cmocka_unit_test(learned_size_grows_after_stall),
