@@ -6,7 +6,9 @@
 # may not call any function that touches a file, a clock, the process or a
 # library other than json-c and libm. (Including a higher layer's header
 # already fails to build: each layer's include path holds only its own
-# folder and those below.)
+# folder and those below.) One clock helper and one event loop: only
+# kernel/clock.c reads a clock, and the daemon and `record` share
+# daemon/loop.c.
 set -euo pipefail
 lib=$1          # the build's src/ folder
 layers=(core kernel daemon cmd)
@@ -39,8 +41,22 @@ if [ -n "$bad" ]; then
         echo "FAIL: the kernel side uses the daemon's libraries:" $bad
         fail=1
 fi
+# The objects of layer $1 that call $2.
+callers() { nm -A -u "$lib/$1/libmemoptimizer-$1.a" 2>/dev/null | sed -n "s|^.*/\\([^/]*\\.o\\): *U $2\$|\\1|p"; }
+# One clock helper (kernel/clock.c): no other object reads a clock itself.
+clocks=$(for l in "${layers[@]}"; do callers "$l" clock_gettime; done | sort -u | tr '\n' ' ')
+if [ "$clocks" != "clock.c.o " ]; then
+        echo "FAIL: objects other than kernel/clock.c read the clock: $clocks"
+        fail=1
+fi
+# One event loop (daemon/loop.c) for the daemon and `memoptimizer record`.
+for o in daemon:daemon.c.o cmd:record.c.o; do
+        callers "${o%%:*}" loop_new | grep -qx "${o#*:}" || { echo "FAIL: ${o#*:} does not use loop_new()"; fail=1; }
+done
+bad=$(for l in "${layers[@]}"; do callers "$l" sigtimedwait; done)
+[ -z "$bad" ] || { echo "FAIL: an event loop of its own (sigtimedwait) in" $bad; fail=1; }
 for l in "${layers[@]}"; do
         [ -n "$(defined "$l")" ] || { echo "FAIL: no symbols in $lib/$l/libmemoptimizer-$l.a"; fail=1; }
 done
-[ "$fail" -eq 0 ] && echo "PASS: core <- kernel <- daemon <- cmd, one way; the core does no I/O"
+[ "$fail" -eq 0 ] && echo "PASS: core <- kernel <- daemon <- cmd, one way; the core does no I/O; one clock, one loop"
 exit "$fail"

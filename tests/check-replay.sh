@@ -62,6 +62,7 @@ grep -q "set to 50 by another process (recorded)" "$tmp/out" &&
 
 # SIGINT or SIGTERM: exit 0, the last line complete
 for sig in INT TERM; do
+        rm -f "$tmp/i.jsonl"    # record never overwrites a file
         "$bin" record -o "$tmp/i.jsonl" --interval 100ms 2> /dev/null & pid=$!
         sleep 0.7; kill -"$sig" "$pid"; status=0; wait "$pid" || status=$?; pid=
         [ "$status" -eq 0 ] || bad "record exits $status on SIG$sig"
@@ -75,7 +76,7 @@ status=0; "$bin" record -o "$tmp/no/such/dir" 2> "$tmp/err" || status=$?
 [ "$status" -eq 1 ] && grep -q "cannot write $tmp/no/such/dir: No such file or directory" "$tmp/err" ||
         bad "unwritable -o: exit $status, $(cat "$tmp/err")"
 if [ -w /dev/full ]; then
-        status=0; "$bin" record -o /dev/full --duration 1s 2> "$tmp/err" || status=$?
+        status=0; "$bin" record --duration 1s > /dev/full 2> "$tmp/err" || status=$?
         [ "$status" -ne 0 ] && grep -q "No space left on device" "$tmp/err" || bad "/dev/full: exit $status"
 fi
 for arg in "--interval 5" "--duration 0s" "--bogus"; do
@@ -125,11 +126,12 @@ status=0; "$bin" --check-config -c "$tmp/rel" 2> "$tmp/err" || status=$?
         bad "relative record path: $status $(cat "$tmp/err")"
 status=0; RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --record "$tmp/no/dir/t" 2> "$tmp/err" || status=$?
 [ "$status" -eq 2 ] && grep -q "record: cannot write $tmp/no/dir/t" "$tmp/err" || bad "daemon, unwritable record: $status"
-if [ -w /dev/full ]; then
-        status=0; RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --record /dev/full 2> "$tmp/err" || status=$?
-        [ "$status" -eq 2 ] && grep -q "cannot write /dev/full: No space left on device" "$tmp/err" ||
-                bad "daemon, record to a full device: $status $(cat "$tmp/err")"
-fi
+# a trace that cannot grow (RLIMIT_FSIZE 0: EFBIG, SIGXFSZ ignored); the
+# log goes through a pipe, which the limit does not cover
+(ulimit -f 0; RUNTIME_DIRECTORY=$tmp/run exec "$bin" --dry-run --record "$tmp/big.jsonl") 2>&1 > /dev/null |
+        cat > "$tmp/err" && status=0 || status=${PIPESTATUS[0]}
+[ "$status" -eq 2 ] && grep -q "cannot write $tmp/big.jsonl: File too large" "$tmp/err" ||
+        bad "daemon, record past the file size limit: $status $(cat "$tmp/err")"
 
 # --- CSV: a header and one row per sample, the report on stderr ----------
 "$bin" replay "$tmp/d.jsonl" -c "$conf" --csv > "$tmp/csv" 2> "$tmp/report"

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "log.h"
+#include "loop.h"
 #include "record.h"
 #include "replay.h"
 #include "privilege.h"
@@ -31,6 +32,8 @@ static void usage(FILE *out)
                 "                                         write a trace of the memory state, no root needed\n"
                 "       memoptimizer replay FILE [-c FILE|--config=FILE] [--score] [--csv]\n"
                 "                                         what the daemon would have done on a trace\n"
+                "A command (status, restore, record, replay) is the first argument, its options\n"
+                "follow it; a command's name anywhere else is refused.\n"
                 "\n"
                 "Forecasts free-memory exhaustion and fragmentation a few seconds ahead and\n"
                 "moves vm.watermark_scale_factor and triggers compaction before allocations stall.\n"
@@ -41,6 +44,7 @@ static void usage(FILE *out)
                 "  -i, --interval=D      sampling interval with a unit, e.g. 500ms (" CONFIG_INTERVAL_RANGE ")\n"
                 "  -v, --verbose         log at debug level\n"
                 "      --record=FILE     also write a trace of samples and decisions to FILE\n"
+                "                        (an absolute name; an earlier trace there moves to FILE.1)\n"
                 "      --check-config    validate the configuration and exit\n"
                 "      --json            with status: one JSON document (docs/status-json.md)\n"
                 "  -h, --help            show this help and exit\n"
@@ -52,83 +56,124 @@ static void usage(FILE *out)
         fprintf(out, "\n\nSee memoptimizer(8).\n");
 }
 
+enum command { CMD_DAEMON, CMD_STATUS, CMD_RESTORE };
+
+/* The words that name a command; one must come first on the line. */
+static const char *const command_words[] = { "status", "restore", "record", "replay", NULL };
+
 struct cli {
+        enum command cmd;
         struct daemon_options opt;
-        bool check_config, status, restore, json;
+        bool check_config, json;
 };
 
-/* Returns -1 to go on, else an exit status. */
-static int parse_args(int argc, char **argv, struct cli *c)
+enum { OPT_CHECK = 0x100, OPT_RECORD, OPT_JSON };
+#define OPT_CONFIG { "config", required_argument, NULL, 'c' }
+#define OPT_HELP { "help", no_argument, NULL, 'h' }
+static const struct option daemon_opts[] = {
+        OPT_CONFIG,
+        { "dry-run", no_argument, NULL, 'n' },
+        { "interval", required_argument, NULL, 'i' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "check-config", no_argument, NULL, OPT_CHECK },
+        { "record", required_argument, NULL, OPT_RECORD },
+        OPT_HELP,
+        { "version", no_argument, NULL, 'V' },
+        {}
+};
+static const struct option status_opts[] = { OPT_CONFIG, { "json", no_argument, NULL, OPT_JSON }, OPT_HELP, {} };
+static const struct option restore_opts[] = { OPT_HELP, {} };
+
+/* Each command's options; "+": the first word that is not an option ends
+ * them, and is refused below. */
+static const struct {
+        const char *shortopts;
+        const struct option *longopts;
+} cmd_opts[] = {
+        [CMD_DAEMON] = { "+c:ni:vhV", daemon_opts },
+        [CMD_STATUS] = { "+c:h", status_opts },
+        [CMD_RESTORE] = { "+h", restore_opts },
+};
+
+static bool is_command_word(const char *w)
 {
-        enum { OPT_CHECK = 0x100, OPT_RECORD, OPT_JSON };
-        static const struct option longopts[] = {
-                { "config", required_argument, NULL, 'c' },
-                { "dry-run", no_argument, NULL, 'n' },
-                { "interval", required_argument, NULL, 'i' },
-                { "verbose", no_argument, NULL, 'v' },
-                { "check-config", no_argument, NULL, OPT_CHECK },
-                { "record", required_argument, NULL, OPT_RECORD },
-                { "json", no_argument, NULL, OPT_JSON },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, 'V' },
-                {}
-        };
-        int ch;
-        while ((ch = getopt_long(argc, argv, "c:ni:vhV", longopts, NULL)) != -1) {
-                switch (ch) {
-                case 'c':
-                        c->opt.config_path = optarg;
-                        c->opt.config_must_exist = true;
-                        break;
-                case 'n':
-                        c->opt.force_dry_run = true;
-                        break;
-                case 'i':
-                        if (config_parse_interval(optarg, &c->opt.interval_override) < 0) {
-                                fprintf(stderr, "memoptimizer: invalid --interval '%s'; allowed: " CONFIG_INTERVAL_RANGE ", with a unit (ms, s, min)\n", optarg);
-                                return 1;
-                        }
-                        break;
-                case 'v':
-                        c->opt.force_debug = true;
-                        break;
-                case OPT_CHECK:
-                        c->check_config = true;
-                        break;
-                case OPT_RECORD:
-                        if (!*optarg || strlen(optarg) >= CONFIG_PATH_MAX) {
-                                fprintf(stderr, "memoptimizer: invalid --record '%s'; a file name\n", optarg);
-                                return 1;
-                        }
-                        c->opt.record_override = optarg;
-                        break;
-                case OPT_JSON:
-                        c->json = true;
-                        break;
-                case 'h':
-                        usage(stdout);
-                        return 0;
-                case 'V':
-                        printf("memoptimizer " PACKAGE_VERSION "\n");
-                        return 0;
-                default:
-                        fprintf(stderr, "Try 'memoptimizer --help'.\n");
+        for (const char *const *c = command_words; *c; c++)
+                if (strcmp(w, *c) == 0)
+                        return true;
+        return false;
+}
+
+/* --record: what `record =` in the file accepts, an absolute name. */
+static int set_record(struct cli *c, const char *path)
+{
+        if (path[0] != '/' || strlen(path) >= CONFIG_PATH_MAX) {
+                fprintf(stderr, "memoptimizer: invalid --record '%s'; an absolute file name\n", path);
+                return 1;
+        }
+        c->opt.record_override = path;
+        return -1;
+}
+
+/* One option; -1 to go on, else an exit status. */
+static int take_option(struct cli *c, int ch)
+{
+        switch (ch) {
+        case 'c':
+                c->opt.config_path = optarg;
+                c->opt.config_must_exist = true;
+                return -1;
+        case 'n':
+                c->opt.force_dry_run = true;
+                return -1;
+        case 'i':
+                if (config_parse_interval(optarg, &c->opt.interval_override) < 0) {
+                        fprintf(stderr, "memoptimizer: invalid --interval '%s'; allowed: " CONFIG_INTERVAL_RANGE ", with a unit (ms, s, min)\n", optarg);
                         return 1;
                 }
+                return -1;
+        case 'v':
+                c->opt.force_debug = true;
+                return -1;
+        case OPT_CHECK:
+                c->check_config = true;
+                return -1;
+        case OPT_RECORD:
+                return set_record(c, optarg);
+        case OPT_JSON:
+                c->json = true;
+                return -1;
+        case 'h':
+                usage(stdout);
+                return 0;
+        case 'V':
+                printf("memoptimizer " PACKAGE_VERSION "\n");
+                return 0;
+        default:
+                fprintf(stderr, "Try 'memoptimizer --help'.\n");
+                return 1;
         }
-        if (optind < argc && strcmp(argv[optind], "status") == 0) {
-                c->status = true;
-                optind++;
-        } else if (optind < argc && strcmp(argv[optind], "restore") == 0) {
-                c->restore = true;
-                optind++;
+}
+
+/* argv[0] is the program or the command word. Returns -1 to go on, else
+ * an exit status. A command word after options is refused, never taken
+ * for another command: `memoptimizer --check-config restore` once ran a
+ * restore. */
+static int parse_args(int argc, char **argv, struct cli *c)
+{
+        int ch;
+        while ((ch = getopt_long(argc, argv, cmd_opts[c->cmd].shortopts, cmd_opts[c->cmd].longopts,
+                                 NULL)) != -1) {
+                int r = take_option(c, ch);
+                if (r >= 0)
+                        return r;
+        }
+        if (optind < argc && is_command_word(argv[optind])) {
+                fprintf(stderr, "memoptimizer: '%s' is a command and must come first: memoptimizer %s ...\nTry 'memoptimizer --help'.\n",
+                        argv[optind], argv[optind]);
+                return 1;
         }
         if (optind < argc) {
                 fprintf(stderr, "memoptimizer: unexpected argument '%s'\nTry 'memoptimizer --help'.\n", argv[optind]);
-                return 1;
-        }
-        if (c->json && !c->status) {
-                fprintf(stderr, "memoptimizer: --json goes with status only\nTry 'memoptimizer --help'.\n");
                 return 1;
         }
         return -1;
@@ -136,19 +181,35 @@ static int parse_args(int argc, char **argv, struct cli *c)
 
 int main(int argc, char **argv)
 {
-        /* Subcommands with options of their own. */
-        if (argc > 1 && strcmp(argv[1], "record") == 0)
+        /* Before anything can change the sysctl: a stop signal from now on
+         * waits for the loop, which restores (loop.h). */
+        struct loop_signals signals;
+        loop_signals_take(&signals);
+        const char *word = argc > 1 ? argv[1] : "";
+        /* A command's argv[0], which getopt() names in its messages */
+        char prog[32];
+        if (is_command_word(word)) {
+                snprintf(prog, sizeof(prog), "memoptimizer %s", word);
+                argv[1] = prog;
+        }
+        /* Commands with options of their own. */
+        if (strcmp(word, "record") == 0)
                 return record_main(argc - 1, argv + 1);
-        if (argc > 1 && strcmp(argv[1], "replay") == 0)
+        if (strcmp(word, "replay") == 0) {
+                loop_signals_give_back(&signals);
                 return replay_main(argc - 1, argv + 1);
+        }
         const char *rt = getenv("RUNTIME_DIRECTORY");   /* set by systemd's RuntimeDirectory= */
         struct cli c = { .opt = {
                 .config_path = CONFIG_DEFAULT_PATH, .root = "",
                 .state_dir = rt && *rt ? rt : STATE_DIR,
         } };
-        int r = parse_args(argc, argv, &c);
+        c.cmd = strcmp(word, "status") == 0 ? CMD_STATUS : strcmp(word, "restore") == 0 ? CMD_RESTORE : CMD_DAEMON;
+        int r = c.cmd == CMD_DAEMON ? parse_args(argc, argv, &c) : parse_args(argc - 1, argv + 1, &c);
         if (r >= 0)
                 return r;
+        if (c.cmd == CMD_STATUS)
+                loop_signals_give_back(&signals);
 
         /* Nothing memoptimizer does needs a capability (see privilege.h). */
         r = privilege_drop();
@@ -156,7 +217,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "memoptimizer: cannot drop capabilities: %s\n", strerror(-r));
                 return 2;
         }
-        if (c.restore)
+        if (c.cmd == CMD_RESTORE)
                 return restore_main(c.opt.root, c.opt.state_dir);
 
         struct config cfg;
@@ -170,7 +231,7 @@ int main(int argc, char **argv)
                 printf("%s: valid\n", c.opt.config_path);
                 return 0;
         }
-        if (c.status)
+        if (c.cmd == CMD_STATUS)
                 return status_print(stdout, c.opt.root, c.opt.state_dir, &cfg, c.json);
 
         daemon_apply_overrides(&c.opt, &cfg);

@@ -3,8 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
-#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "loop.h"
 #include "recorder.h"
 #include "sample-read.h"
 #include "trace.h"
@@ -76,64 +76,64 @@ static int record_args(int argc, char **argv, struct record_opts *o)
         return -1;
 }
 
-static double now_mono(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+/* A tick due at the end of --duration ends it, whatever the rounding of
+ * interval and duration to microseconds. */
+#define DURATION_ROUNDING_SEC 1e-6
 
-/* Sleep until `until` (monotonic seconds); true when a stop signal came. */
-static bool wait_or_signal(const sigset_t *stop, double until)
-{
-        for (;;) {
-                double left = until - now_mono();
-                if (left <= 0)
-                        return false;
-                struct timespec ts = { .tv_sec = (time_t)left,
-                                       .tv_nsec = (long)((left - floor(left)) * 1e9) };
-                int sig = sigtimedwait(stop, NULL, &ts);
-                if (sig > 0)
-                        return true;
-                if (errno != EINTR)
-                        return false;
-        }
-}
-
-static int record_loop(struct recorder *rec, const struct record_opts *o, const sigset_t *stop)
-{
+/* One run: the loop's timer samples; a stop signal or --duration ends it. */
+struct record_run {
+        struct recorder *rec;
         struct sample_reader *reader;
-        int r = sample_reader_new(&reader, "");
+        struct sample s;
+        double interval, duration;      /* duration 0: until a signal */
+        uint64_t t0;                    /* when the first tick was due, µs */
+        unsigned long ticks, written, failed;
+};
+
+static int on_tick(sd_event_source *src, uint64_t usec, void *userdata)
+{
+        struct record_run *x = userdata;
+        sd_event *e = sd_event_source_get_event(src);
+        if (x->ticks++ == 0)
+                x->t0 = usec;
+        int r = sample_read(x->reader, &x->s);
+        if (r < 0 && x->failed++ == 0)
+                fprintf(stderr, "memoptimizer record: skipping a sample: reading /proc failed: %s\n", strerror(-r));
+        if (r >= 0 && (r = recorder_sample(x->rec, &x->s)) < 0) {
+                fprintf(stderr, "memoptimizer record: writing %s: %s\n", recorder_path(x->rec), strerror(-r));
+                return sd_event_exit(e, r);
+        }
+        x->written += r >= 0;
+        uint64_t next;
+        if ((r = loop_timer_next(src, x->interval)) < 0 || (r = sd_event_source_get_time(src, &next)) < 0)
+                return sd_event_exit(e, r);
+        if (x->duration > 0 && (double)(next - x->t0) / USEC_PER_SEC >= x->duration - DURATION_ROUNDING_SEC)
+                return sd_event_exit(e, 0);
+        return 0;
+}
+
+static int record_loop(struct record_run *x)
+{
+        int r = sample_reader_new(&x->reader, "");
         if (r < 0) {
                 fprintf(stderr, "memoptimizer record: cannot set up sampling: %s\n", strerror(-r));
                 return 2;
         }
-        struct sample s = { 0 };
-        double t0 = now_mono();
-        unsigned long n = 0, failed = 0;
-        int status = 0;
-        for (unsigned long k = 0; ; k++) {
-                r = sample_read(reader, &s);
-                if (r < 0 && failed++ == 0)
-                        fprintf(stderr, "memoptimizer record: skipping a sample: reading /proc failed: %s\n", strerror(-r));
-                if (r >= 0 && (r = recorder_sample(rec, &s)) < 0) {
-                        fprintf(stderr, "memoptimizer record: writing %s: %s\n", recorder_path(rec), strerror(-r));
-                        status = 2;
-                        break;
-                }
-                n += r >= 0;
-                double next = t0 + (double)(k + 1) * o->interval;
-                if (o->duration > 0 && next - t0 >= o->duration - 1e-9)
-                        break;
-                if (wait_or_signal(stop, next))
-                        break;
-        }
-        sample_free(&s);
-        sample_reader_free(reader);
-        if (status == 0)
-                fprintf(stderr, "memoptimizer record: %lu samples written to %s%s\n", n, recorder_path(rec),
-                        failed ? " (some samples could not be read)" : "");
-        return status;
+        sd_event *e = NULL;
+        sd_event_source *timer = NULL;
+        if ((r = loop_new(&e, loop_stop, NULL, NULL)) >= 0 && (r = loop_timer_add(e, &timer, on_tick, x)) >= 0)
+                r = sd_event_loop(e);
+        else
+                fprintf(stderr, "memoptimizer record: cannot set up the event loop: %s\n", strerror(-r));
+        sd_event_source_unref(timer);
+        sd_event_unref(e);
+        sample_free(&x->s);
+        sample_reader_free(x->reader);
+        if (r < 0)
+                return 2;
+        fprintf(stderr, "memoptimizer record: %lu samples written to %s%s\n", x->written, recorder_path(x->rec),
+                x->failed ? " (some samples could not be read)" : "");
+        return 0;
 }
 
 int record_main(int argc, char **argv)
@@ -142,24 +142,18 @@ int record_main(int argc, char **argv)
         int r = record_args(argc, argv, &o);
         if (r >= 0)
                 return r;
-        /* Stop signals are taken synchronously, between samples, so the
-         * last line is always complete. */
-        sigset_t stop;
-        sigemptyset(&stop);
-        sigaddset(&stop, SIGINT);
-        sigaddset(&stop, SIGTERM);
-        sigprocmask(SIG_BLOCK, &stop, NULL);
-        signal(SIGPIPE, SIG_IGN);
+        /* The stop signals wait for the loop (blocked in main()), which
+         * takes them between samples: the last line is always complete. */
         char err[ERR_MSG_MAX];
-        struct recorder *rec;
-        if (recorder_open(&rec, o.output, "", "record", o.interval, 0, err, sizeof(err)) < 0) {
+        struct record_run x = { .interval = o.interval, .duration = o.duration };
+        if (recorder_open(&x.rec, o.output, "", "record", o.interval, 0, false, err, sizeof(err)) < 0) {
                 fprintf(stderr, "memoptimizer record: %s\n", err);
                 return 1;
         }
-        int status = record_loop(rec, &o, &stop);
+        int status = record_loop(&x);
         char path[PATH_MAX];
-        snprintf(path, sizeof(path), "%s", recorder_path(rec));
-        if ((r = recorder_close(rec)) < 0 && status == 0) {
+        snprintf(path, sizeof(path), "%s", recorder_path(x.rec));
+        if ((r = recorder_close(x.rec)) < 0 && status == 0) {
                 fprintf(stderr, "memoptimizer record: writing %s: %s\n", path, strerror(-r));
                 status = 2;
         }

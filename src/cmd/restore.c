@@ -17,14 +17,19 @@ int restore_main(const char *root, const char *state_dir)
         int r = state_restore(root, state_dir, &baseline, &done);
         if (r == -ENOENT)
                 return 0;       /* nothing was left changed */
-        if (r == -EBADMSG) {
-                fprintf(stderr, "memoptimizer: the state file in %s is corrupt and was removed; vm.watermark_scale_factor left as it is\n",
+        if (r == -EBUSY) {
+                fprintf(stderr, "memoptimizer: a daemon is running (it holds %s/lock) and restores vm.watermark_scale_factor itself when it stops; not acting\n",
                         state_dir);
                 return 1;
         }
-        if (r == -EPERM) {
-                fprintf(stderr, "memoptimizer: the state file in %s is not ours or others can write it; not acting on it, vm.watermark_scale_factor left as it is\n",
-                        state_dir);
+        if (r == -EBADMSG || r == -ERANGE) {
+                fprintf(stderr, "memoptimizer: the state file %s/" STATE_FILE " %s; removed it, vm.watermark_scale_factor left as it is\n",
+                        state_dir, state_strerror(r));
+                return 1;
+        }
+        if (r == -EPERM || r == -ELOOP || r == -EISDIR || r == -EINVAL) {
+                fprintf(stderr, "memoptimizer: the state file %s/" STATE_FILE " %s; not acting on it, vm.watermark_scale_factor left as it is\n",
+                        state_dir, state_strerror(r));
                 return 1;
         }
         if (r < 0) {

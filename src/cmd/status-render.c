@@ -138,9 +138,14 @@ static void text_zone(FILE *out, const struct status_report *r, const struct zon
         fprintf(out, "\n");
 }
 
+/* Forecast times beyond this are "never" to a person (about 30 years; a
+ * fit's slope can be small enough to give 1e300 s). */
+#define SECS_SHOWN_MAX 1e9
+
 static void secs(char *buf, size_t size, json_object *v)
 {
-        format_secs(buf, size, v ? json_object_get_double(v) : INFINITY);
+        double s = v ? json_object_get_double(v) : INFINITY;
+        format_secs(buf, size, s <= SECS_SHOWN_MAX ? s : INFINITY);
 }
 
 static void text_forecast(FILE *out, const struct status_report *r, json_object *f)
@@ -239,7 +244,7 @@ void status_report_text(FILE *out, const struct status_report *r)
         else if (r->baseline_source == BASELINE_UNCHANGED)
                 fprintf(out, "baseline: %ld (the daemon has not changed it)\n", r->baseline);
         else
-                fprintf(out, "baseline: unknown (state file: %s)\n", r->baseline_error);
+                fprintf(out, "baseline: unknown (the state file %s)\n", r->baseline_error);
         for (size_t i = 0; i < r->s.nr_zones; i++)
                 text_zone(out, r, &r->s.zones[i]);
         fprintf(out, "MemAvailable: %llu pages; file LRU %llu pages; stalls since boot: allocstall %llu, compact_stall %llu\n",

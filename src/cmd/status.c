@@ -1,17 +1,18 @@
 #include "status.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 
+#include "clock.h"
 #include "fileio.h"
 #include "publish-format.h"
 #include "sample-read.h"
+#include "process.h"
 #include "state.h"
+#include "status-live.h"
 #include "status-render.h"
 #include "thp.h"
 #include "util.h"
@@ -28,44 +29,62 @@ static double jnum_at(json_object *o, const char *key)
         return v ? json_object_get_double(v) : NAN;
 }
 
-/* Whether a process holds live.lock: the publishing daemon does, for as
- * long as it runs. -1 when that cannot be known. */
-static int lock_held(const char *state_dir)
+/* Whether the process that wrote live.json still runs: the pid it gives,
+ * with the start time it gives (a recycled pid has another); a file of a
+ * daemon from before pid_start_ticks names a process called memoptimizer*.
+ * 1 yes, 0 no, -1 when this user cannot see other users' processes. Takes
+ * no lock: the daemon's are its own (0600). */
+static int writer_runs(json_object *live)
 {
-        char path[PATH_MAX];
-        if (snprintf(path, sizeof(path), "%s/" LIVE_LOCK, state_dir) >= (int)sizeof(path))
-                return -1;
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return errno == ENOENT ? 0 : -1;
-        if (flock(fd, LOCK_SH | LOCK_NB) == 0)
-                return 0;       /* released when fd closes */
-        return errno == EWOULDBLOCK ? 1 : -1;
+        json_object *pid = NULL, *ticks = NULL;
+        json_object_object_get_ex(live, "pid", &pid);
+        json_object_object_get_ex(live, "pid_start_ticks", &ticks);
+        struct process_id p;
+        int r = process_read(json_object_get_int64(pid), &p);
+        if (r < 0)
+                return r == -ENOENT && !process_visible() ? -1 : 0;
+        if (p.gone)
+                return 0;
+        if (ticks)
+                return p.start_ticks == (uint64_t)json_object_get_int64(ticks);
+        return strncmp(p.comm, "memoptimizer", strlen("memoptimizer")) == 0;
 }
 
-/* The daemon is running when it holds live.lock and has written live.json
- * within its heartbeat and a few seconds; stale when it holds the lock but stopped writing
- * (hung, or stopped with SIGSTOP); not running otherwise. */
+/* Not running: r->daemon_detail says why; live.json is not shown. */
+static void not_running(struct status_report *r)
+{
+        json_object_put(r->live);
+        r->live = NULL;
+        r->age = NAN;
+}
+
+/* The daemon is running when the process that wrote live.json runs and
+ * wrote it within its heartbeat and a few seconds; stale when it runs but
+ * stopped writing (hung, or stopped with SIGSTOP); not running otherwise. */
 static int read_daemon(struct status_report *r, const char *state_dir)
 {
-        char path[PATH_MAX];
+        char path[PATH_MAX], why[160];
+        const size_t size = sizeof(r->daemon_detail);
         snprintf(path, sizeof(path), "%s/" LIVE_FILE, state_dir);
         r->age = NAN;
         errno = 0;
         r->live = json_object_from_file(path);
         if (!r->live && errno == ENOMEM)
                 return -ENOMEM;         /* not "unreadable": the file may be fine */
-        if (!r->live) {
-                snprintf(r->daemon_detail, sizeof(r->daemon_detail), "no daemon publishes in %s (%s)", state_dir,
-                         access(path, F_OK) < 0 ? "no " LIVE_FILE : "unreadable " LIVE_FILE);
-                return 0;
-        }
         double version = jnum_at(r->live, "schema_version");
-        if (version != LIVE_SCHEMA_VERSION) {
-                snprintf(r->daemon_detail, sizeof(r->daemon_detail), LIVE_FILE " has schema_version %g; this status reads %d",
-                         version, LIVE_SCHEMA_VERSION);
-                json_object_put(r->live);
-                r->live = NULL;
+        bool usable = false;
+        if (!r->live)
+                snprintf(r->daemon_detail, size, "no daemon publishes in %s (%s)", state_dir,
+                         access(path, F_OK) < 0 ? "no " LIVE_FILE : "unreadable " LIVE_FILE);
+        else if (version != LIVE_SCHEMA_VERSION)
+                snprintf(r->daemon_detail, size, LIVE_FILE " has schema_version %.6g; this status reads %d", version,
+                         LIVE_SCHEMA_VERSION);
+        else if (live_check(r->live, r->time, why, sizeof(why)) < 0)
+                snprintf(r->daemon_detail, size, LIVE_FILE " is not what a daemon writes: %s", why);
+        else
+                usable = true;
+        if (!usable) {
+                not_running(r);
                 return 0;
         }
         r->age = r->time - jnum_at(r->live, "updated");
@@ -76,20 +95,18 @@ static int read_daemon(struct status_report *r, const char *state_dir)
         if (isnan(heartbeat))
                 heartbeat = interval;
         double limit = fmax(STALE_INTERVALS * interval, heartbeat + interval + STALE_SLACK_SEC);
-        int held = lock_held(state_dir);
-        if (held == 0) {
+        double pid = jnum_at(r->live, "pid");
+        if (writer_runs(r->live) == 0) {
                 snprintf(r->daemon_detail, sizeof(r->daemon_detail),
-                         "pid %.0f, which wrote " LIVE_FILE " %.0f s ago, has exited without removing it",
-                         jnum_at(r->live, "pid"), r->age);
+                         "pid %.0f, which wrote " LIVE_FILE " %.0f s ago, has exited without removing it", pid, r->age);
         } else if (!(r->age <= limit)) {
                 r->daemon = DAEMON_STALE;
                 snprintf(r->daemon_detail, sizeof(r->daemon_detail),
-                         "pid %.0f has not written " LIVE_FILE " for %.0f s (interval %.3g s): hung or stopped",
-                         jnum_at(r->live, "pid"), r->age, interval);
+                         "pid %.0f has not written " LIVE_FILE " for %.0f s (interval %.3g s): hung or stopped", pid,
+                         r->age, interval);
         } else {
                 r->daemon = DAEMON_RUNNING;
-                snprintf(r->daemon_detail, sizeof(r->daemon_detail), "pid %.0f, updated %.1f s ago",
-                         jnum_at(r->live, "pid"), r->age);
+                snprintf(r->daemon_detail, sizeof(r->daemon_detail), "pid %.0f, updated %.1f s ago", pid, r->age);
         }
         return 0;
 }
@@ -97,9 +114,7 @@ static int read_daemon(struct status_report *r, const char *state_dir)
 int status_report_read(struct status_report *r, const char *root, const char *state_dir,
                        const struct config *cfg)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        *r = (struct status_report){ .time = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 };
+        *r = (struct status_report){ .time = clock_secs(CLOCK_REALTIME) };
         struct sample_reader *rd;
         int e = sample_reader_new(&rd, root);
         if (e >= 0) {
@@ -114,7 +129,7 @@ int status_report_read(struct status_report *r, const char *root, const char *st
         if (e == -ENOENT)
                 r->baseline = r->s.wsf;
         else if (e < 0)
-                snprintf(r->baseline_error, sizeof(r->baseline_error), "%s", strerror(-e));
+                snprintf(r->baseline_error, sizeof(r->baseline_error), "%s", state_strerror(e));
         r->max_order = resolve_max_order(root, cfg->compaction_max_order, r->s.nr_orders);
         e = read_daemon(r, state_dir);
         if (e < 0)

@@ -24,7 +24,7 @@ struct status_report {
         struct sample s;
         long baseline;
         enum baseline_source baseline_source;
-        char baseline_error[64];        /* with BASELINE_UNKNOWN */
+        char baseline_error[96];        /* with BASELINE_UNKNOWN: what is wrong with the state file */
         unsigned max_order;             /* compaction_max_order resolved */
         enum daemon_state daemon;
         char daemon_detail[256];        /* why that state, for a person */

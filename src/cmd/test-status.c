@@ -6,6 +6,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -24,8 +28,10 @@ static void kernel_tree(const struct fixture *x, char *root, size_t size)
         assert_int_equal(fixture_tree(root, "x86-2node", 42), 0);
 }
 
+static int exited_pid(void);
+
 /* A fixture kernel: the text and the JSON show the same numbers, and the
- * daemon's state follows live.json and its lock. */
+ * daemon's state follows live.json and the process that wrote it. */
 static void status_report(void **state)
 {
         struct fixture *x = *state;
@@ -89,14 +95,69 @@ static void status_report(void **state)
         assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_STALE);
         status_report_free(&r);
-        /* the lock released (the daemon killed) with the file left: not running */
-        close(p.lock_fd);
-        p.lock_fd = -1;
+        /* the daemon killed with the file left (its pid gone, or another
+         * process's now): not running; status takes no lock to know */
+        json_object_object_add(o, "updated", json_object_new_double(r.time - 1));
+        json_object_object_add(o, "pid", json_object_new_int(exited_pid()));
+        assert_int_equal(json_object_to_file(live_path, o), 0);
         assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_NOT_RUNNING);
         assert_non_null(strstr(r.daemon_detail, "has exited"));
         status_report_free(&r);
+        json_object *ticks = NULL;
+        assert_true(json_object_object_get_ex(o, "pid_start_ticks", &ticks) && ticks);
+        json_object_object_add(o, "pid", json_object_new_int(getpid()));
+        json_object_object_add(o, "pid_start_ticks", json_object_new_int64(json_object_get_int64(ticks) + 1));
+        assert_int_equal(json_object_to_file(live_path, o), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(r.daemon, DAEMON_NOT_RUNNING);
+        status_report_free(&r);
         json_object_put(o);
+        close(p.lock_fd);
+}
+
+/* The pid of a process that has exited and been reaped. */
+static int exited_pid(void)
+{
+        pid_t child = fork();
+        assert_true(child >= 0);
+        if (child == 0)
+                _exit(0);
+        assert_int_equal(waitpid(child, NULL, 0), child);
+        return child;
+}
+
+/* The daemon's locks are its own: live.lock is 0600, so no other user can
+ * open it to hold it and stop the publishing. */
+static void live_lock_is_private(void **state)
+{
+        struct fixture *x = *state;
+        struct publisher p;
+        publish_init(&p);
+        mode_t old = umask(0);
+        publish_cycle(&p, &x->in);
+        umask(old);
+        char path[128];
+        snprintf(path, sizeof(path), "%s/" LIVE_LOCK, x->dir);
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+        publish_stop(&p, x->dir);
+        /* an older version's 0644 lock is replaced, not reused: whoever
+         * opened it then and holds its lock does not stop the publishing */
+        assert_int_equal(chmod(path, 0644), 0);
+        int held = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(held >= 0);
+        assert_int_equal(flock(held, LOCK_EX | LOCK_NB), 0);
+        publish_init(&p);
+        publish_cycle(&p, &x->in);
+        assert_true(p.lock_fd >= 0);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0600);
+        snprintf(path, sizeof(path), "%s/" LIVE_FILE, x->dir);
+        assert_int_equal(access(path, F_OK), 0);
+        publish_stop(&p, x->dir);
+        close(held);
 }
 
 static void *report_json(void *r) { return status_report_json(r); }
@@ -120,11 +181,73 @@ static void json_dropped_when_out_of_memory(void **state)
         publish_stop(&p, x->dir);
 }
 
+/* What status computes from or prints of live.json is checked first: an
+ * absurd value makes it "not running" with the field named, never a
+ * 300-digit age or a garbled line. */
+static void absurd_live_json(void **state)
+{
+        struct fixture *x = *state;
+        char root[128], live_path[128];
+        kernel_tree(x, root, sizeof(root));
+        snprintf(live_path, sizeof(live_path), "%s/" LIVE_FILE, x->dir);
+        struct publisher p;
+        publish_init(&p);
+        publish_cycle(&p, &x->in);
+        json_object *good = json_object_from_file(live_path);
+        assert_non_null(good);
+        static const struct {
+                const char *key, *json, *why;
+        } cases[] = {
+                { "updated", "1e308", "updated is 1e+308, not within" },
+                { "updated", "-5", "updated is -5, not within" },
+                { "updated", "\"soon\"", "updated is not a number" },
+                { "started", "1e308", "started is 1e+308" },
+                { "pid", "-1", "pid is -1, not within 1..4194304" },
+                { "pid", "99999999999", "pid is 99999999999" },
+                { "pid", "1.5", "pid is not an integer" },
+                { "mode", "\"root\"", "mode is not a value the daemon writes" },
+                { "interval_seconds", "1e308", "interval_seconds is 1e+308" },
+                { "heartbeat_seconds", "0", "heartbeat_seconds is 0" },
+                { "counters", "{\"samples\": -3}", "samples is -3" },
+                { "counters", "{\"samples\": 1e308}", "samples is not an integer" },
+                { "watermark_scale_factor", "{\"decided\": 100000, \"baseline\": 10}", "decided is 100000" },
+                { "recent_decisions", "[{\"time\": 1e308}]", "time is 1e+308" },
+                { "recent_decisions", "[3]", "recent_decisions[] is not an object" },
+                { "forecast", "{\"zones\": [{\"node\": -7}], \"nodes\": []}", "node is -7" },
+                { "forecast", "[]", "forecast is not an object" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                json_object *o = json_tokener_parse(json_object_to_json_string(good));
+                json_object_object_add(o, cases[i].key, json_tokener_parse(cases[i].json));
+                assert_int_equal(json_object_to_file(live_path, o), 0);
+                json_object_put(o);
+                struct status_report r;
+                assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+                if (r.daemon != DAEMON_NOT_RUNNING || !strstr(r.daemon_detail, cases[i].why))
+                        fail_msg("%s = %s: %s", cases[i].key, cases[i].json, r.daemon_detail);
+                assert_null(r.live);
+                char *text = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&text, &len);
+                status_report_text(f, &r);
+                fclose(f);
+                /* no absurdly long number: nothing the file said was printed */
+                for (const char *c = text; *c; c++)
+                        assert_true(strspn(c, "0123456789") < 24);
+                free(text);
+                status_report_free(&r);
+        }
+        json_object_put(good);
+        publish_stop(&p, x->dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(status_report, setup, teardown),
                 cmocka_unit_test_setup_teardown(json_dropped_when_out_of_memory, setup, teardown),
+                cmocka_unit_test_setup_teardown(live_lock_is_private, setup, teardown),
+                cmocka_unit_test_setup_teardown(absurd_live_json, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

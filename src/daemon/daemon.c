@@ -14,9 +14,11 @@
 #include <systemd/sd-event.h>
 
 #include "actuate.h"
+#include "clock.h"
 #include "fileio.h"
 #include "engine.h"
 #include "forecast.h"
+#include "loop.h"
 #include "policy.h"
 #include "publish.h"
 #include "recorder.h"
@@ -52,13 +54,6 @@ struct daemon {
         struct recorder *rec;   /* record = FILE, NULL when not recording */
         struct publisher publisher;
 };
-
-static double now_mono(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static bool acting(const struct daemon *d)
 {
@@ -130,9 +125,9 @@ static void apply_wsf(struct daemon *d, struct decision *dec)
 static void apply_compaction(struct daemon *d, const struct compact_order *c)
 {
         bool all = false;
-        double t0 = now_mono();
+        double t0 = clock_secs(CLOCK_MONOTONIC);
         int r = acting(d) ? actuate_compact_node(d->opt->root, c->node, &all) : 0;
-        double took = now_mono() - t0;
+        double took = clock_secs(CLOCK_MONOTONIC) - t0;
         report_compact(d->log, c, acting(d), all, took, r);
         engine_compaction_took(&d->engine, c->node, took);
         if (actuate_denied(r) && !d->monitor_only)
@@ -182,12 +177,16 @@ static int record_start(struct daemon *d)
         if (!d->cfg.record[0])
                 return 0;
         int r = recorder_open(&d->rec, d->cfg.record, d->opt->root, "daemon", d->cfg.interval,
-                              d->cfg.record_max_size, err, sizeof(err));
-        if (r < 0)
+                              d->cfg.record_max_size, true, err, sizeof(err));
+        if (r < 0) {
                 log_msg(d->log, LOG_ERR, "record: %s", err);
-        else
-                log_msg(d->log, LOG_INFO, "recording a trace to %s", d->cfg.record);
-        return r;
+                return r;
+        }
+        log_msg(d->log, LOG_INFO, "recording a trace to %s", d->cfg.record);
+        if (r == 1)
+                log_msg(d->log, LOG_INFO, "the trace an earlier run left in %s is now %s.1", d->cfg.record,
+                        d->cfg.record);
+        return 0;
 }
 
 /* A failed write stops the recording, not the daemon. */
@@ -198,7 +197,9 @@ static void record_check(struct daemon *d, int r, const char *why)
                         recorder_path(d->rec));
         if (r >= 0)
                 return;
-        log_msg(d->log, LOG_ERR, "stopped recording to %s: %s", recorder_path(d->rec), strerror(-r));
+        char text[ERR_MSG_MAX];
+        recorder_strerror(text, sizeof(text), recorder_path(d->rec), r);
+        log_msg(d->log, LOG_ERR, "stopped recording: %s", text);
         recorder_close(d->rec);
         d->rec = NULL;
 }
@@ -252,9 +253,9 @@ static void watch_onset(struct daemon *d)
                 sd_event_source_set_enabled(d->fast, SD_EVENT_OFF);
                 return;
         }
-        d->fast_ref_time = now_mono();
+        d->fast_ref_time = clock_secs(CLOCK_MONOTONIC);
         d->fast_trigger = trigger * (double)d->page_size;
-        sd_event_source_set_time_relative(d->fast, (uint64_t)(d->cfg.interval * 1e6 / ONSET_CHECKS_PER_INTERVAL));
+        sd_event_source_set_time_relative(d->fast, (uint64_t)(d->cfg.interval * USEC_PER_SEC / ONSET_CHECKS_PER_INTERVAL));
         sd_event_source_set_enabled(d->fast, SD_EVENT_ONESHOT);
 }
 
@@ -310,8 +311,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct daemon *d = userdata;
         (void)usec;
-        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * 1e6));
-        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        int r = loop_timer_next(s, d->cfg.interval);
+        if (r < 0)
+                return sd_event_exit(sd_event_source_get_event(s), r);
         take_sample(d, false);
         return 0;
 }
@@ -321,17 +323,17 @@ static int on_fast_tick(sd_event_source *s, uint64_t usec, void *userdata)
         struct daemon *d = userdata;
         (void)usec;
         uint64_t free;
-        double now = now_mono();
+        double now = clock_secs(CLOCK_MONOTONIC);
         if (free_bytes_quick(&free) < 0)
                 return sd_event_source_set_enabled(s, SD_EVENT_OFF), 0;
         double fell = (double)d->fast_ref_free - (double)free;
         if (fell > 0 && fell >= d->fast_trigger * (now - d->fast_ref_time)) {
                 /* the next regular sample an interval after this one */
-                sd_event_source_set_time_relative(d->timer, (uint64_t)(d->cfg.interval * 1e6));
+                sd_event_source_set_time_relative(d->timer, (uint64_t)(d->cfg.interval * USEC_PER_SEC));
                 take_sample(d, true);
                 return 0;
         }
-        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * 1e6 / ONSET_CHECKS_PER_INTERVAL));
+        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * USEC_PER_SEC / ONSET_CHECKS_PER_INTERVAL));
         sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         return 0;
 }
@@ -355,7 +357,7 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         char err[ERR_MSG_MAX];
         struct config c;
         config_defaults(&c);
-        sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(now_mono() * 1e6));
+        sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(clock_secs(CLOCK_MONOTONIC) * 1e6));
         int r = config_load(&c, d->opt->config_path, d->opt->config_must_exist, err, sizeof(err));
         if (r < 0) {
                 log_msg(d->log, LOG_ERR, "reload refused, old configuration stays: %s", err);
@@ -452,8 +454,8 @@ static long baseline_from_state(struct daemon *d, long now)
         if (r == -ENOENT)
                 return now;
         if (r < 0) {
-                log_msg(d->log, LOG_WARNING, "ignoring unreadable state file in %s: %s",
-                        d->opt->state_dir, strerror(-r));
+                log_msg(d->log, LOG_WARNING, "the state file %s/" STATE_FILE " %s; ignoring it",
+                        d->opt->state_dir, state_strerror(r));
         } else if (written == now) {
                 log_msg(d->log, LOG_NOTICE,
                         "a previous instance left vm.watermark_scale_factor at %ld; its baseline %ld will be restored",
@@ -488,6 +490,11 @@ static int start(struct daemon *d, sd_event *e)
                                 d->opt->state_dir);
                         return -EBUSY;
                 }
+                if (dir_is_safe(d->opt->state_dir) == -EPERM) {
+                        log_msg(d->log, LOG_ERR, "%s is owned by neither root nor this user, or others can write it: not keeping a state file or locks there",
+                                d->opt->state_dir);
+                        return -EPERM;
+                }
                 if (d->lock_fd < 0)     /* not root: monitor-only follows */
                         log_msg(d->log, LOG_DEBUG, "no instance lock in %s: %s", d->opt->state_dir, strerror(-d->lock_fd));
         }
@@ -508,17 +515,7 @@ static int start(struct daemon *d, sd_event *e)
                 }
                 enter_monitor_only(d, r);
         }
-        sigset_t ss;
-        sigemptyset(&ss);
-        sigaddset(&ss, SIGTERM);
-        sigaddset(&ss, SIGINT);
-        sigaddset(&ss, SIGHUP);
-        sigprocmask(SIG_BLOCK, &ss, NULL);
-        if ((r = sd_event_add_signal(e, NULL, SIGTERM, on_stop, d)) < 0 ||
-            (r = sd_event_add_signal(e, NULL, SIGINT, on_stop, d)) < 0 ||
-            (r = sd_event_add_signal(e, NULL, SIGHUP, on_reload, d)) < 0 ||
-            (r = sd_event_add_time_relative(e, &d->timer, CLOCK_MONOTONIC, 0, 1000, on_tick, d)) < 0 ||
-            (r = sd_event_source_set_enabled(d->timer, SD_EVENT_ON)) < 0 ||
+        if ((r = loop_timer_add(e, &d->timer, on_tick, d)) < 0 ||
             (r = sd_event_add_time_relative(e, &d->fast, CLOCK_MONOTONIC, UINT64_MAX / 2, 1000,
                                             on_fast_tick, d)) < 0 ||
             (r = sd_event_source_set_enabled(d->fast, SD_EVENT_OFF)) < 0 ||
@@ -534,8 +531,10 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
         struct daemon d = { .opt = opt, .cfg = *cfg, .log = log, .lock_fd = -1 };
         publish_init(&d.publisher);
         sd_event *e = NULL;
-        int r = sd_event_new(&e);
-        if (r >= 0)
+        int r = loop_new(&e, on_stop, on_reload, &d);
+        if (r < 0)
+                log_msg(log, LOG_ERR, "cannot set up the event loop: %s", strerror(-r));
+        else
                 r = start(&d, e);
         if (r >= 0) {
                 r = sd_event_loop(e);

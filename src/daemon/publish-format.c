@@ -147,6 +147,11 @@ char *publish_live_json(const struct publisher *p, const struct publish_input *i
         json_put(&err, o, "schema_version", json_object_new_int(LIVE_SCHEMA_VERSION));
         json_put(&err, o, "version", json_object_new_string(PACKAGE_VERSION));
         json_put(&err, o, "pid", json_object_new_int((int)getpid()));
+        /* with the pid, how `status` knows this process (process.h) */
+        if (p->start_ticks)
+                json_put(&err, o, "pid_start_ticks", json_object_new_uint64(p->start_ticks));
+        else
+                json_put_null(&err, o, "pid_start_ticks");
         json_put(&err, o, "mode", json_object_new_string(publish_mode_str(in->mode)));
         json_put_number(&err, o, "started", p->started, 3);
         json_put_number(&err, o, "updated", now_real, 3);

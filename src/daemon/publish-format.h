@@ -48,6 +48,7 @@ struct publisher {
         struct publish_event recent[PUBLISH_RECENT];
         size_t nr_recent;               /* newest at nr_recent - 1 */
         double started;                 /* CLOCK_REALTIME */
+        uint64_t start_ticks;           /* this process's start (process.h); 0: not known */
         double metrics_due;             /* CLOCK_MONOTONIC */
         double live_due;                /* CLOCK_MONOTONIC; 0: write at the next cycle */
         enum publish_mode live_mode;    /* as last written */

@@ -13,16 +13,11 @@
 
 #include <json-c/json.h>
 
+#include "clock.h"
 #include "fileio.h"
+#include "process.h"
 #include "report.h"
 #include "util.h"
-
-static double clock_secs(clockid_t id)
-{
-        struct timespec ts;
-        clock_gettime(id, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static double cpu_seconds(void)
 {
@@ -36,6 +31,9 @@ static double cpu_seconds(void)
 void publish_init(struct publisher *p)
 {
         *p = (struct publisher){ .started = clock_secs(CLOCK_REALTIME), .lock_fd = -1 };
+        struct process_id self;
+        if (process_read(getpid(), &self) == 0)
+                p->start_ticks = self.start_ticks;
 }
 
 static struct publish_event *new_event(struct publisher *p, double now, const char *kind)
@@ -103,8 +101,9 @@ static int take_lock(struct publisher *p, const char *dir)
 {
         if (p->lock_fd >= 0)
                 return 0;
-        /* read-only and 0644: status opens it too, to see whether it is held */
-        int fd = lock_in_dir(dir, LIVE_LOCK, O_RDONLY, 0644);
+        /* 0600: nobody else can open it, so nobody else can hold it and
+         * stop the publishing (status knows the daemon by its pid) */
+        int fd = lock_in_dir(dir, LIVE_LOCK, O_RDONLY, 0600);
         if (fd < 0)
                 return fd;
         p->lock_fd = fd;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "build-config.h"
+#include "fileio.h"
 #include "thp.h"
 #include "trace.h"
 #include "util.h"
@@ -25,6 +26,9 @@ struct recorder {
         double interval;
         uint64_t max_size;              /* 0: no limit */
 };
+
+/* A trace holds nothing secret: `status` users may read it. */
+#define TRACE_MODE 0644
 
 static void header_from_system(struct trace_header *h, const char *root, const char *source,
                                double interval)
@@ -55,15 +59,52 @@ static int write_line(FILE *f, char *line)
         return r;
 }
 
-/* Create or truncate r->path (or take standard output) and write its header. */
-static int open_file(struct recorder *r)
+/* Write the header of a new file (or of standard output). */
+static int write_header(struct recorder *r)
 {
-        r->f = r->own ? fopen(r->path, "we") : stdout;
-        if (!r->f)
-                return -errno;
         struct trace_header h;
         header_from_system(&h, r->root, r->source, r->interval);
         return write_line(r->f, trace_header_line(&h));
+}
+
+/* Create r->path anew, locked against a second writer, and write its
+ * header. */
+static int create(struct recorder *r)
+{
+        int fd = file_create_locked(r->path, TRACE_MODE);
+        if (fd < 0)
+                return fd;
+        r->f = fdopen(fd, "we");
+        if (!r->f) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
+        return write_header(r);
+}
+
+/* FILE becomes FILE.1 (replacing an older one) while its lock is held, so a
+ * second writer cannot slip in; rename(2) follows no link at either end. */
+static int move_aside(const struct recorder *r, int fd)
+{
+        char old[sizeof(r->path) + 2];
+        snprintf(old, sizeof(old), "%s.1", r->path);
+        int e = file_same(r->path, fd);
+        if (e == 0 && rename(r->path, old) < 0)
+                e = -errno;
+        return e;
+}
+
+/* An earlier trace at r->path: moved aside when it is one this process may
+ * take over (its own regular file that no other process writes). */
+static int take_over(struct recorder *r)
+{
+        int fd = file_lock_own(r->path);
+        if (fd < 0)
+                return fd;
+        int e = move_aside(r, fd);
+        close(fd);
+        return e;
 }
 
 static void recorder_free(struct recorder *r)
@@ -74,8 +115,34 @@ static void recorder_free(struct recorder *r)
         free(r);
 }
 
+/* Why the file at path is refused, as the words after its name; NULL for
+ * an error of the system (no space, no such directory). */
+static const char *refusal(int err)
+{
+        switch (err) {
+        case -EEXIST:
+                return "exists; not overwriting it (remove it or name another file)";
+        case -EPERM:
+                return "belongs to another user";
+        case -EWOULDBLOCK:
+                return "is being written by another memoptimizer";
+        case -ESTALE:
+                return "was replaced by another file";
+        default:
+                return file_strerror(err);
+        }
+}
+
+void recorder_strerror(char *buf, size_t size, const char *path, int err)
+{
+        if (refusal(err))
+                snprintf(buf, size, "%s %s", path, refusal(err));
+        else
+                snprintf(buf, size, "cannot write %s: %s", path, strerror(-err));
+}
+
 int recorder_open(struct recorder **out, const char *path, const char *root, const char *source,
-                  double interval, uint64_t max_size, char *err, size_t errsz)
+                  double interval, uint64_t max_size, bool take_over_existing, char *err, size_t errsz)
 {
         struct recorder *r = calloc(1, sizeof(*r));
         if (!r)
@@ -87,27 +154,35 @@ int recorder_open(struct recorder **out, const char *path, const char *root, con
         r->max_size = is_stdout ? 0 : max_size;
         r->own = !is_stdout;
         r->root = strdup(root ? root : "");
-        int e = r->root ? open_file(r) : -ENOMEM;
+        int e = !r->root ? -ENOMEM : 0, moved = 0;
+        if (e == 0 && is_stdout) {
+                r->f = stdout;
+                e = write_header(r);
+        } else if (e == 0) {
+                e = create(r);
+                if (e == -EEXIST && take_over_existing && (e = take_over(r)) == 0) {
+                        moved = 1;
+                        e = create(r);
+                }
+        }
         if (e < 0) {
-                snprintf(err, errsz, "cannot write %s: %s", r->path, strerror(-e));
+                recorder_strerror(err, errsz, r->path, e);
                 recorder_free(r);
                 return e;
         }
         *out = r;
-        return 0;
+        return moved;
 }
 
-/* FILE becomes FILE.1 (replacing an older one) and FILE starts afresh with
- * its own header, so both are traces replay reads whole. */
+/* FILE becomes FILE.1 and FILE starts afresh with its own header, so both
+ * are traces replay reads whole. */
 static int rotate(struct recorder *r)
 {
-        char old[sizeof(r->path) + 2];
-        snprintf(old, sizeof(old), "%s.1", r->path);
-        int e = fclose(r->f) == 0 ? 0 : -errno;
-        r->f = NULL;
-        if (e == 0 && rename(r->path, old) < 0)
+        int e = fflush(r->f) == 0 ? move_aside(r, fileno(r->f)) : -errno;
+        if (fclose(r->f) != 0 && e == 0)
                 e = -errno;
-        return e < 0 ? e : open_file(r);
+        r->f = NULL;
+        return e < 0 ? e : create(r);
 }
 
 int recorder_configure(struct recorder *r, double interval, uint64_t max_size)

@@ -13,12 +13,19 @@
 
 struct recorder;
 
-/* Create or truncate path ("-": standard output) and write the header.
- * source is "record" or "daemon". A file that has grown to max_size bytes
- * (0: no limit) is moved to path.1 before the next sample and path starts
- * afresh. On failure err says why. */
+/* Create path ("-": standard output) anew and write the header; source is
+ * "record" or "daemon". The file is created with O_EXCL (an existing file
+ * or a symbolic link there is never opened for writing) and holds an
+ * exclusive flock(2) while it is written, so two instances never write one
+ * trace. With take_over_existing (the daemon, which may be restarted) an
+ * earlier trace there is moved to path.1 first if it is this user's
+ * regular file, with no other hard link, that no process writes; without
+ * (`record`) an existing file is refused. A file that has grown to
+ * max_size bytes (0: no limit) is moved to path.1 before the next sample
+ * and path starts afresh. Returns 0, 1 when an earlier trace was moved to
+ * path.1, or a negative errno with err saying why. */
 int recorder_open(struct recorder **out, const char *path, const char *root, const char *source,
-                  double interval, uint64_t max_size, char *err, size_t errsz);
+                  double interval, uint64_t max_size, bool take_over_existing, char *err, size_t errsz);
 /* 0, or 1 when the file was rotated first; a negative errno on failure. */
 int recorder_sample(struct recorder *r, const struct sample *s);
 /* A reload: a new size limit, and a new interval, which the header of the
@@ -30,3 +37,6 @@ int recorder_decision(struct recorder *r, double time, const struct decision *d,
 /* Close (and free); returns the error of the final flush, if any. */
 int recorder_close(struct recorder *r);
 const char *recorder_path(const struct recorder *r);
+/* A recorder's negative errno in words: "PATH is a symbolic link, which
+ * is not followed", "cannot write PATH: No space left on device". */
+void recorder_strerror(char *buf, size_t size, const char *path, int err);

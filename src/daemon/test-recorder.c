@@ -61,7 +61,7 @@ static void recorder_rotates(void **state)
         snprintf(old, sizeof(old), "%s.1", path);
         struct recorder *rec;
         char err[ERR_MSG_MAX];
-        assert_int_equal(recorder_open(&rec, path, "", "daemon", 1.0, 65536, err, sizeof(err)), 0);
+        assert_int_equal(recorder_open(&rec, path, "", "daemon", 1.0, 65536, true, err, sizeof(err)), 0);
         long written = 0, rotated_at = -1;
         for (; written < 2000 && (rotated_at < 0 || written < rotated_at + 10); written++) {
                 struct sample s = make_sample((double)written);
@@ -81,8 +81,9 @@ static void recorder_rotates(void **state)
         assert_int_equal(before + after, written);
         assert_float_equal(interval, 1.0, 0);
 
-        /* a reload with another interval: a new file with the new header */
-        assert_int_equal(recorder_open(&rec, path, "", "daemon", 1.0, 0, err, sizeof(err)), 0);
+        /* a restart: the earlier trace moves aside; a reload with another
+         * interval: a new file with the new header */
+        assert_int_equal(recorder_open(&rec, path, "", "daemon", 1.0, 0, true, err, sizeof(err)), 1);
         struct sample s = make_sample(1);
         assert_int_equal(recorder_sample(rec, &s), 0);
         assert_int_equal(recorder_configure(rec, 1.0, 0), 0);  /* nothing changed */
@@ -99,10 +100,164 @@ static void recorder_rotates(void **state)
         assert_int_equal(rmdir(dir), 0);
 }
 
+struct dir {
+        char path[64];          /* a fresh directory */
+        char trace[80], old[84], target[80];    /* DIR/t.jsonl, its .1, DIR/target */
+};
+
+static int setup(void **state)
+{
+        struct dir *d = calloc(1, sizeof(*d));
+        assert_non_null(d);
+        snprintf(d->path, sizeof(d->path), "/tmp/test-recorder-XXXXXX");
+        assert_non_null(mkdtemp(d->path));
+        snprintf(d->trace, sizeof(d->trace), "%s/t.jsonl", d->path);
+        snprintf(d->old, sizeof(d->old), "%s.1", d->trace);
+        snprintf(d->target, sizeof(d->target), "%s/target", d->path);
+        *state = d;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        struct dir *d = *state;
+        char cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", d->path);
+        assert_int_equal(system(cmd), 0);
+        free(d);
+        return 0;
+}
+
+/* Run a shell command with $D set to the directory. */
+static void sh(const struct dir *d, const char *cmd)
+{
+        assert_int_equal(setenv("D", d->path, 1), 0);
+        assert_int_equal(system(cmd), 0);
+}
+
+static void content_is(const char *path, const char *want)
+{
+        char buf[64] = "";
+        FILE *f = fopen(path, "re");
+        assert_non_null(f);
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        assert_string_equal(buf, want);
+}
+
+/* Open as the daemon does (take_over) or as `record` does; expect want. */
+static void refused(const struct dir *d, bool take_over, int want, const char *why)
+{
+        struct recorder *rec = NULL;
+        char err[ERR_MSG_MAX], msg[ERR_MSG_MAX];
+        assert_int_equal(recorder_open(&rec, d->trace, "", take_over ? "daemon" : "record", 1.0, 0, take_over,
+                                       err, sizeof(err)), want);
+        snprintf(msg, sizeof(msg), "%s %s", d->trace, why);
+        assert_string_equal(err, msg);
+}
+
+/* A symbolic link planted where the trace goes (say in a directory everyone
+ * can write) is never followed: the file it points to keeps its content. */
+static void trace_never_follows_a_link(void **state)
+{
+        struct dir *d = *state;
+        sh(d, "printf 'secret\n' > $D/target && chmod 600 $D/target && ln -s $D/target $D/t.jsonl");
+        refused(d, true, -ELOOP, "is a symbolic link, which is not followed");
+        refused(d, false, -EEXIST, "exists; not overwriting it (remove it or name another file)");
+        content_is(d->target, "secret\n");
+        sh(d, "test -L $D/t.jsonl && test ! -e $D/t.jsonl.1");
+        /* not through a dangling link either */
+        sh(d, "rm $D/target");
+        refused(d, true, -ELOOP, "is a symbolic link, which is not followed");
+        refused(d, false, -EEXIST, "exists; not overwriting it (remove it or name another file)");
+        sh(d, "test ! -e $D/target");
+}
+
+/* An earlier trace: `record` refuses to overwrite it; the daemon (which
+ * restarts) moves it to FILE.1 and starts a new one. */
+static void trace_existing_file(void **state)
+{
+        struct dir *d = *state;
+        sh(d, "printf 'earlier\n' > $D/t.jsonl");
+        refused(d, false, -EEXIST, "exists; not overwriting it (remove it or name another file)");
+        content_is(d->trace, "earlier\n");
+        struct recorder *rec;
+        char err[ERR_MSG_MAX];
+        assert_int_equal(recorder_open(&rec, d->trace, "", "daemon", 1.0, 0, true, err, sizeof(err)), 1);
+        content_is(d->old, "earlier\n");
+        assert_int_equal(recorder_close(rec), 0);
+        double interval = 0;
+        assert_int_equal(samples_in(d->trace, &interval), 0);  /* a new trace: its header */
+        /* neither a directory nor a FIFO (which would block an open) */
+        sh(d, "rm $D/t.jsonl && mkdir $D/t.jsonl");
+        refused(d, true, -EISDIR, "is a directory");
+        sh(d, "rmdir $D/t.jsonl && mkfifo $D/t.jsonl");
+        refused(d, true, -EINVAL, "is not a regular file");
+        /* nor another file's second name */
+        sh(d, "rm $D/t.jsonl && printf 'other\n' > $D/target && ln $D/target $D/t.jsonl");
+        refused(d, true, -EMLINK, "has other hard links");
+        content_is(d->target, "other\n");
+        if (geteuid() == 0) {
+                sh(d, "rm $D/t.jsonl && printf 'theirs\n' > $D/t.jsonl && chown nobody $D/t.jsonl");
+                refused(d, true, -EPERM, "belongs to another user");
+                content_is(d->trace, "theirs\n");
+        }
+}
+
+/* One writer per trace: a second recorder on the same file is refused,
+ * and the first one's file is left alone. */
+static void trace_one_writer(void **state)
+{
+        struct dir *d = *state;
+        struct recorder *rec;
+        char err[ERR_MSG_MAX];
+        assert_int_equal(recorder_open(&rec, d->trace, "", "daemon", 1.0, 0, true, err, sizeof(err)), 0);
+        struct sample s = make_sample(1);
+        assert_int_equal(recorder_sample(rec, &s), 0);
+        refused(d, true, -EWOULDBLOCK, "is being written by another memoptimizer");
+        refused(d, false, -EEXIST, "exists; not overwriting it (remove it or name another file)");
+        s = make_sample(2);
+        assert_int_equal(recorder_sample(rec, &s), 0);
+        assert_int_equal(recorder_close(rec), 0);
+        double interval = 0;
+        assert_int_equal(samples_in(d->trace, &interval), 2);
+        sh(d, "test ! -e $D/t.jsonl.1");
+}
+
+/* Rotation follows no link either: a trace replaced by a symbolic link
+ * while it is written stops the recording, and the link's target is left
+ * as it was. */
+static void rotation_never_follows_a_link(void **state)
+{
+        struct dir *d = *state;
+        struct recorder *rec;
+        char err[ERR_MSG_MAX];
+        assert_int_equal(recorder_open(&rec, d->trace, "", "daemon", 1.0, 65536, true, err, sizeof(err)), 0);
+        sh(d, "printf 'secret\n' > $D/target && mv $D/t.jsonl $D/moved && ln -s $D/target $D/t.jsonl");
+        int r = 0;
+        for (long i = 0; i < 2000 && r == 0; i++) {
+                struct sample s = make_sample((double)i);
+                r = recorder_sample(rec, &s);
+        }
+        assert_int_equal(r, -ESTALE);
+        char why[ERR_MSG_MAX], want[ERR_MSG_MAX];
+        recorder_strerror(why, sizeof(why), d->trace, r);
+        snprintf(want, sizeof(want), "%s was replaced by another file", d->trace);
+        assert_string_equal(why, want);
+        recorder_close(rec);
+        content_is(d->target, "secret\n");
+        sh(d, "test -L $D/t.jsonl && test ! -e $D/t.jsonl.1");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(recorder_rotates),
+                cmocka_unit_test_setup_teardown(trace_never_follows_a_link, setup, teardown),
+                cmocka_unit_test_setup_teardown(trace_existing_file, setup, teardown),
+                cmocka_unit_test_setup_teardown(trace_one_writer, setup, teardown),
+                cmocka_unit_test_setup_teardown(rotation_never_follows_a_link, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,12 @@
 
 
 #define WSF_PATH "/proc/sys/vm/watermark_scale_factor"
+/* What any kernel accepts at most: 1..1000 before Linux 5.19, 1..3000
+ * since. The running kernel's own limit is probed (policy.h); this bounds
+ * a value read from a file before it may be written. */
+#define WSF_MIN 1
+#define WSF_MAX_ANY_KERNEL 3000
+#define WSF_RANGE_TEXT "1..3000"
 #define COMPACT_ALL_PATH "/proc/sys/vm/compact_memory"
 
 int actuate_write_wsf(const char *root, long wsf);

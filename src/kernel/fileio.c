@@ -72,6 +72,31 @@ int read_long_at(const char *root, const char *path, long *out)
         return parse_long(buf, -0x7fffffffL, 0x7fffffffL, out);
 }
 
+/* Give an fd just opened `mode` whatever the umask (as for a file that
+ * already existed) and its exclusive flock(2) without waiting. Returns fd,
+ * or a negative errno with fd closed. */
+static int mode_and_lock(int fd, mode_t mode)
+{
+        if (fd < 0)
+                return -errno;
+        if (fchmod(fd, mode) < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
+        return fd;
+}
+
+int dir_is_safe(const char *dir)
+{
+        struct stat st;
+        if (stat(dir, &st) < 0)
+                return -errno;
+        if (!S_ISDIR(st.st_mode))
+                return -ENOTDIR;
+        return (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)) ? -EPERM : 0;
+}
+
 int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode)
 {
         char path[PATH_MAX];
@@ -79,16 +104,21 @@ int lock_in_dir(const char *dir, const char *name, int open_flags, mode_t mode)
                 return -ENAMETOOLONG;
         if (mkdir(dir, 0755) < 0 && errno != EEXIST)
                 return -errno;
+        int r = dir_is_safe(dir);
+        if (r < 0)
+                return r;
         int fd = open(path, open_flags | O_CREAT | O_CLOEXEC | O_NOFOLLOW, mode);
-        if (fd < 0)
-                return -errno;
-        /* the mode whatever the umask, as for a file that already existed */
-        if (fchmod(fd, mode) < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                int e = -errno;
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && (st.st_uid != geteuid() || (st.st_mode & 07777 & ~mode))) {
+                /* Another user's, or looser than `mode` (an older version's
+                 * 0644): whoever opened it then may hold it open still and
+                 * take the lock, so a new file replaces it. */
                 close(fd);
-                return e;
+                if (unlink(path) < 0)
+                        return -errno;
+                fd = open(path, open_flags | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
         }
-        return fd;
+        return mode_and_lock(fd, mode);
 }
 
 int write_file_atomic(const char *dir, const char *name, const void *data, size_t len, mode_t mode,
@@ -120,4 +150,77 @@ int write_file_atomic(const char *dir, const char *name, const void *data, size_
         if (r < 0)
                 unlink(tmp);
         return r;
+}
+
+int file_create_locked(const char *path, mode_t mode)
+{
+        /* O_EXCL: never an existing file, and no symbolic link followed */
+        return mode_and_lock(open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, mode),
+                             mode);
+}
+
+/* Why an existing file at path is not one this process may treat as its
+ * own: 0, or the negative errno file_lock_own() documents. */
+static int not_own(const struct stat *st)
+{
+        if (S_ISLNK(st->st_mode))
+                return -ELOOP;
+        if (S_ISDIR(st->st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st->st_mode))
+                return -EINVAL;
+        if (st->st_uid != geteuid())
+                return -EPERM;
+        return st->st_nlink != 1 ? -EMLINK : 0;
+}
+
+int file_lock_own(const char *path)
+{
+        struct stat before, st;
+        if (lstat(path, &before) < 0)
+                return -errno;
+        int r = not_own(&before);
+        if (r < 0)
+                return r;
+        /* O_NONBLOCK: should it have become a FIFO meanwhile, no waiting */
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                r = -errno;
+        else if (st.st_dev != before.st_dev || st.st_ino != before.st_ino)
+                r = -EAGAIN;    /* replaced between the two looks */
+        else
+                r = not_own(&st);
+        if (r == 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
+                r = -errno;
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+const char *file_strerror(int err)
+{
+        switch (err) {
+        case -ELOOP:
+                return "is a symbolic link, which is not followed";
+        case -EISDIR:
+                return "is a directory";
+        case -EINVAL:
+                return "is not a regular file";
+        case -EMLINK:
+                return "has other hard links";
+        default:
+                return NULL;
+        }
+}
+
+int file_same(const char *path, int fd)
+{
+        struct stat a, b;
+        if (lstat(path, &a) < 0 || fstat(fd, &b) < 0)
+                return -errno;
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino ? 0 : -ESTALE;
 }

@@ -12,6 +12,7 @@
 #include <libproc2/meminfo.h>
 #include <libproc2/vmstat.h>
 
+#include "clock.h"
 #include "fileio.h"
 #include "util.h"
 
@@ -156,9 +157,7 @@ static int refresh_zoneinfo(struct sample_reader *r)
 
 int sample_read(struct sample_reader *r, struct sample *out)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        out->time = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+        out->time = clock_secs(CLOCK_MONOTONIC);
 
         r->failed = "/proc/sys/vm/watermark_scale_factor";
         int e = read_long_at(r->root, "/proc/sys/vm/watermark_scale_factor", &out->wsf);

@@ -17,13 +17,22 @@
 #define STATE_FILE "state"
 
 int state_save(const char *dir, long baseline, long written);
-/* -ENOENT when there is none. */
+/* Read dir/state, never following a symbolic link. 0, or -ENOENT when there
+ * is none; -ELOOP: a symbolic link; -EISDIR: a directory; -EINVAL: not a
+ * regular file; -EPERM: see above; -EBADMSG: not "key=value" lines of
+ * baseline, written and pid, each once; -ERANGE: a scale factor no kernel
+ * accepts. state_strerror() says each in words. */
 int state_load(const char *dir, long *baseline, long *written);
+/* What state_read()'s error means, as the end of "the state file DIR/state ...". */
+const char *state_strerror(int err);
 int state_remove(const char *dir);
 
 /* `memoptimizer restore`: if a state file is there and its recorded value is
- * still in force, write its baseline back; then remove the file. *baseline
- * and *restored say what happened. -ENOENT: no state file (nothing to do). */
+ * still in force, write its baseline back; then remove the file (also when
+ * it is corrupt or out of range; a link or a directory is left alone).
+ * *baseline and *restored say what happened. -ENOENT: no state file
+ * (nothing to do); -EBUSY: a daemon holds the instance lock, so it runs
+ * and restores by itself. */
 int state_restore(const char *root, const char *dir, long *baseline, bool *restored);
 
 /* Take the single-instance lock in dir (created 0755 if missing). Returns an

@@ -164,6 +164,116 @@ static void restore_from_state(void **state)
         assert_int_equal(state_load(dir, &b, &b), -ENOENT);
 }
 
+/* restore acts only for a daemon that is gone: while one holds the
+ * instance lock it restores by itself, and `restore` leaves all alone. */
+static void restore_waits_for_running_daemon(void **state)
+{
+        struct tree *t = *state;
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        assert_int_equal(actuate_write_wsf(t->root, 240), 0);
+        assert_int_equal(state_save(dir, 10, 240), 0);
+        int lock = state_lock(dir);
+        assert_true(lock >= 0);
+        long b = -1, w = -1;
+        bool done = true;
+        assert_int_equal(state_restore(t->root, dir, &b, &done), -EBUSY);
+        assert_false(done);
+        assert_int_equal(wsf(t->root), 240);
+        assert_int_equal(state_load(dir, &b, &w), 0);          /* kept */
+        close(lock);                    /* the daemon has exited (ExecStopPost=) */
+        assert_int_equal(state_restore(t->root, dir, &b, &done), 0);
+        assert_true(done);
+        assert_int_equal(wsf(t->root), 10);
+        assert_int_equal(state_load(dir, &b, &w), -ENOENT);
+}
+
+/* Write TEXT as the state file and expect state_load() to return WANT; a
+ * refused file is never acted on. */
+static void state_text(const struct tree *t, const char *dir, const char *text, int want)
+{
+        char path[192];
+        snprintf(path, sizeof(path), "%s/state", dir);
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        long b = -1, w = -1;
+        assert_int_equal(state_load(dir, &b, &w), want);
+        if (want == 0)
+                return;
+        bool done = true;
+        assert_int_equal(actuate_write_wsf(t->root, 240), 0);
+        assert_int_equal(state_restore(t->root, dir, &b, &done), want);
+        assert_false(done);
+        assert_int_equal(wsf(t->root), 240);
+}
+
+/* Only a scale factor some kernel accepts (1..3000) is ever written back;
+ * every key once, whole lines, nothing else. */
+static void state_values_bounded(void **state)
+{
+        struct tree *t = *state;
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        static const struct {
+                const char *text;
+                int want;
+        } cases[] = {
+                { "baseline=0\nwritten=240\npid=1\n", -ERANGE },
+                { "baseline=100000\nwritten=240\npid=1\n", -ERANGE },
+                { "baseline=3001\nwritten=240\npid=1\n", -ERANGE },
+                { "baseline=10\nwritten=0\npid=1\n", -ERANGE },
+                { "baseline=10\nwritten=100000\npid=1\n", -ERANGE },
+                { "baseline=-5\nwritten=240\npid=1\n", -ERANGE },
+                { "baseline=10\nbaseline=20\nwritten=240\n", -EBADMSG },
+                { "baseline=10\nwritten=240\nextra=1\n", -EBADMSG },
+                { "baseline=10\nwritten=240", -EBADMSG },
+                { "baseline=10\nwritten=240\npid=0\n", -EBADMSG },
+                { "baseline=10\n", -EBADMSG },
+                { "", -EBADMSG },
+                { "baseline=1\nwritten=3000\npid=4194304\n", 0 },
+                { "baseline=10\nwritten=240\n", 0 },
+        };
+        sh("mkdir -p $T/state/memoptimizer", t->root);
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                state_text(t, dir, cases[i].text, cases[i].want);
+        assert_string_equal(state_strerror(-ERANGE), "records a scale factor outside 1..3000, which no kernel accepts");
+}
+
+/* The state path, made by SETUP, is refused with WANT, not acted on and
+ * still there (CHECK). */
+static void path_refused(const struct tree *t, const char *setup, int want, const char *check)
+{
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        long b = -1, w = -1;
+        bool done = true;
+        sh(setup, t->root);
+        assert_int_equal(state_load(dir, &b, &w), want);
+        assert_int_equal(state_restore(t->root, dir, &b, &done), want);
+        assert_false(done);
+        assert_int_equal(wsf(t->root), 240);
+        sh(check, t->root);
+}
+
+/* A state path that is a symbolic link, a directory or a FIFO is refused,
+ * not followed (or waited on), not removed, and said for what it is. */
+static void state_path_not_followed(void **state)
+{
+        struct tree *t = *state;
+        assert_int_equal(actuate_write_wsf(t->root, 240), 0);
+        path_refused(t, "mkdir -p $T/state/memoptimizer && printf 'baseline=10\nwritten=240\npid=1\n' > $T/elsewhere && "
+                        "ln -s $T/elsewhere $T/state/memoptimizer/state",
+                     -ELOOP, "test -L $T/state/memoptimizer/state && test -s $T/elsewhere");
+        assert_string_equal(state_strerror(-ELOOP), "is a symbolic link, which is not followed");
+        path_refused(t, "rm $T/state/memoptimizer/state && mkdir $T/state/memoptimizer/state", -EISDIR,
+                     "test -d $T/state/memoptimizer/state");
+        assert_string_equal(state_strerror(-EISDIR), "is a directory");
+        path_refused(t, "rmdir $T/state/memoptimizer/state && mkfifo $T/state/memoptimizer/state", -EINVAL,
+                     "test -p $T/state/memoptimizer/state");
+}
+
 static void single_instance_lock(void **state)
 {
         struct tree *t = *state;
@@ -238,6 +348,9 @@ int main(void)
                 cmocka_unit_test_setup_teardown(compact_per_node_then_all, setup, teardown),
                 cmocka_unit_test_setup_teardown(state_file_round_trip, setup, teardown),
                 cmocka_unit_test_setup_teardown(restore_from_state, setup, teardown),
+                cmocka_unit_test_setup_teardown(restore_waits_for_running_daemon, setup, teardown),
+                cmocka_unit_test_setup_teardown(state_values_bounded, setup, teardown),
+                cmocka_unit_test_setup_teardown(state_path_not_followed, setup, teardown),
                 cmocka_unit_test_setup_teardown(single_instance_lock, setup, teardown),
                 cmocka_unit_test_setup_teardown(tight_modes, setup, teardown),
         };
