@@ -65,7 +65,7 @@ ip route add default via 10.0.2.2
 echo "nameserver 10.0.2.3" > /etc/resolv.conf
 check "apt-get update" sh -c 'apt-get update -q > /tmp/apt-update.log 2>&1 || { tail -5 /tmp/apt-update.log; exit 1; }'
 
-DEPS="procps libproc2-0 libinih1 libjson-c5 libcap2 libsystemd0"
+DEPS="procps libproc2-0 libjson-c5 libcap2 libsystemd0"
 installed() { dpkg-query -W -f '${Status}' "$1" 2> /dev/null | grep -q 'install ok installed'; }
 missing=""
 for p in $DEPS; do installed "$p" || missing="$missing $p"; done

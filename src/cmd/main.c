@@ -179,6 +179,23 @@ static int parse_args(int argc, char **argv, struct cli *c)
         return -1;
 }
 
+/* --check-config after the file loaded: its compaction_max_order against
+ * this kernel's orders too, when /proc/buddyinfo can be read. */
+static int check_config(const char *path, const char *root, const struct config *cfg)
+{
+        char err[ERR_MSG_MAX];
+        int r = config_check_kernel_orders(cfg, path, root, err, sizeof(err));
+        if (r == -ERANGE) {
+                fprintf(stderr, "memoptimizer: %s\n", err);
+                return 1;
+        }
+        if (r < 0)
+                printf("%s: valid (compaction_max_order not checked against the kernel: %s)\n", path, err);
+        else
+                printf("%s: valid\n", path);
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         /* Before anything can change the sysctl: a stop signal from now on
@@ -223,14 +240,17 @@ int main(int argc, char **argv)
         struct config cfg;
         char err[ERR_MSG_MAX];
         config_defaults(&cfg);
-        if (config_load(&cfg, c.opt.config_path, c.opt.config_must_exist, err, sizeof(err)) < 0) {
-                fprintf(stderr, "memoptimizer: %s\n", err);
+        /* --check-config checks a file: a missing one is not valid, even
+         * the default one the daemon could start without */
+        r = config_load(&cfg, c.opt.config_path, c.opt.config_must_exist || c.check_config,
+                        err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "memoptimizer: %s%s\n", err, r == -ENOENT && !c.opt.config_must_exist ?
+                        " (the daemon would start on the built-in defaults)" : "");
                 return 1;
         }
-        if (c.check_config) {
-                printf("%s: valid\n", c.opt.config_path);
-                return 0;
-        }
+        if (c.check_config)
+                return check_config(c.opt.config_path, c.opt.root, &cfg);
         if (c.cmd == CMD_STATUS)
                 return status_print(stdout, c.opt.root, c.opt.state_dir, &cfg, c.json);
 

@@ -441,6 +441,13 @@ static int run(struct replay *rp, struct trace_reader *tr)
                         /* the samples are as far apart as they were recorded */
                         rp->cfg.interval = rec.header.interval;
                 } else if (rec.type == TRACE_SAMPLE) {
+                        /* as the daemon at its first sample */
+                        if (!rp->started &&
+                            config_check_orders(&rp->cfg, rp->o.config, rec.sample.nr_orders, err, sizeof(err)) < 0) {
+                                fprintf(stderr, "memoptimizer replay: %s (in %s)\n", err, rp->o.trace);
+                                trace_record_free(&rec);
+                                return 1;
+                        }
                         if ((r = on_sample(rp, &rec.sample)) < 0)
                                 break;
                 } else {

@@ -1,7 +1,9 @@
 /* config.h — /etc/memoptimizer.conf and the values it sets.
  *
- * Owns the key table (name, type, range, default), parsing with inih,
- * durations with units ("200ms", "1s", "2min") and error messages of the
+ * Owns the key table (name, type, range, default), the file's syntax (one
+ * `key = value` per line, whole-line comments, nothing else), the one
+ * number syntax of every numeric value, durations with units ("200ms",
+ * "1s", "2min"), who may have written the file, and error messages of the
  * form "FILE:LINE: what is wrong and what is allowed". */
 #pragma once
 
@@ -20,6 +22,10 @@
 #define CONFIG_INTERVAL_MAX 60.0
 #define CONFIG_INTERVAL_RANGE "100ms..60s"
 #define CONFIG_PATH_MAX 4096
+/* Bytes in a configuration file, at most: the shipped one, every setting
+ * commented, is 3 KB. Whatever is longer is not a configuration file. */
+#define CONFIG_FILE_MAX 65536
+#define CONFIG_NR_KEYS 16
 /* A trace is moved to FILE.1 when it grows past this: about a day at 1 s. */
 #define CONFIG_RECORD_MAX_SIZE_DEFAULT (100ull << 20)
 
@@ -40,19 +46,28 @@ struct config {
         uint64_t record_max_size;       /* bytes before FILE moves to FILE.1; 0: no limit */
         char metrics_dir[CONFIG_PATH_MAX];      /* "" : no metrics file */
         double metrics_interval;        /* seconds */
+        /* the line that set each key, in config_keys() order; 0: default */
+        unsigned key_line[CONFIG_NR_KEYS];
 };
 
 void config_defaults(struct config *c);
 
 /* Load `path` over the defaults. When must_exist is false a missing file
- * means defaults. Run as root, a file not owned by root or writable by its
- * group or others is refused (-EPERM), like sshd's StrictModes: whoever can
- * write it could steer a root daemon. On failure returns a negative errno and puts a message
- * (FILE:LINE: ... for content errors) into err. c is untouched on failure. */
+ * means defaults. Only a regular file of at most CONFIG_FILE_MAX bytes is
+ * read (a directory, FIFO or device is refused without being opened).
+ * Run as root, config_check_owner() must pass. On failure returns a
+ * negative errno and puts a message (FILE:LINE: ... for content errors)
+ * into err. c is untouched on failure. */
 int config_load(struct config *c, const char *path, bool must_exist, char *err, size_t errsz);
 
-/* The ownership rule of config_load() for the open file fd, as seen by a
- * process with effective uid euid (a parameter so tests need not be root). */
+/* The ownership rule of config_load() for `path` opened as fd, as seen by
+ * a process with effective uid euid (a parameter so tests need not be
+ * root); like sshd's StrictModes, as root only: the file must be root's and
+ * writable by nobody else, and so must every directory whose entries are
+ * looked up to reach it (those of symbolic links on the way too) — except
+ * a sticky directory of root's (/tmp) when the entry in it is root's, which
+ * nobody else can rename. Whoever could change the file, or what its name
+ * leads to, could steer a root daemon. -EPERM with the reason in err. */
 int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t errsz);
 
 /* The same parse over `len` bytes of text (for the fuzzer, and for anything
@@ -60,14 +75,28 @@ int config_check_owner(const char *path, int fd, uid_t euid, char *err, size_t e
 int config_parse_buffer(struct config *c, const char *name, const char *text, size_t len,
                         char *err, size_t errsz);
 
-/* "1.5s", "200ms", "2min", "1h" -> seconds. A number without unit is an error. */
+/* compaction_max_order against the kernel's order count (from buddyinfo or
+ * a sample), which the file alone cannot know: 0, or -ERANGE with
+ * "NAME:LINE: ..." in err. `auto` always fits. */
+int config_check_orders(const struct config *c, const char *name, unsigned nr_orders,
+                        char *err, size_t errsz);
+
+/* The same against root + /proc/buddyinfo: 0, -ERANGE as above, or the
+ * negative errno of reading it (err says so; nothing was checked). */
+int config_check_kernel_orders(const struct config *c, const char *name, const char *root,
+                               char *err, size_t errsz);
+
+/* "1.5s", "200ms", "2min", "1h" -> seconds. A number without unit is an
+ * error. Numbers here and in every numeric value are plain decimals:
+ * digits, optionally a point and more digits (no sign, exponent or hex). */
 int parse_duration(const char *s, double *secs);
 
 /* A sampling interval ("500ms") within CONFIG_INTERVAL_RANGE: 0, or
  * -EINVAL (malformed) / -ERANGE. */
 int config_parse_interval(const char *s, double *secs);
 
-/* "64K", "100M", "1G", "2T" (powers of 1024), plain bytes, or "none" (0). */
+/* "64K", "100M", "1G", "2T" (powers of 1024), plain bytes (decimal
+ * digits), or "none" (0). */
 int parse_size(const char *s, uint64_t *bytes);
 
 /* The engine's parameters for this configuration; writes is false in

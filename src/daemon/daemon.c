@@ -53,6 +53,7 @@ struct daemon {
         double fast_trigger;    /* bytes per second of fall that take a sample at once */
         struct recorder *rec;   /* record = FILE, NULL when not recording */
         struct publisher publisher;
+        int exit_status;        /* non-zero: stopped for this reason */
 };
 
 static bool acting(const struct daemon *d)
@@ -238,6 +239,22 @@ static void sample_failed(struct daemon *d, int r)
         publish(d, false, NULL);
 }
 
+/* compaction_max_order of c against the kernel's orders, which only a
+ * sample shows: at start the first, on reload the last (one is read if
+ * there is none yet). */
+static int check_orders(struct daemon *d, const struct config *c, char *err, size_t errsz)
+{
+        if (c->compaction_max_order == CONFIG_ORDER_AUTO)
+                return 0;
+        int r = d->sample.nr_orders ? 0 : sample_read(d->reader, &d->sample);
+        if (r < 0) {
+                snprintf(err, errsz, "%s: cannot check compaction_max_order against the kernel's orders: reading %s: %s",
+                         d->opt->config_path, sample_reader_failed(d->reader), strerror(-r));
+                return r;
+        }
+        return config_check_orders(c, d->opt->config_path, d->sample.nr_orders, err, errsz);
+}
+
 /* Checks of free memory between samples, this many per interval. */
 #define ONSET_CHECKS_PER_INTERVAL 4
 
@@ -284,6 +301,13 @@ static void take_sample(struct daemon *d, bool onset)
         log_msg(d->log, LOG_DEBUG, "sample %lu%s: vm.watermark_scale_factor %ld, %zu zones, window %zu",
                 ++d->samples, onset ? " (onset)" : "", d->sample.wsf, d->sample.nr_zones,
                 d->engine.window.len);
+        char err[ERR_MSG_MAX];
+        if (!d->ready && check_orders(d, &d->cfg, err, sizeof(err)) < 0) {
+                log_msg(d->log, LOG_ERR, "%s; not starting", err);
+                d->exit_status = 1;
+                sd_event_exit(sd_event_source_get_event(d->timer), 0);
+                return;
+        }
         struct engine_params p;
         config_engine_params(&p, &d->cfg, acting(d), d->page_size, d->thp_pmd_size);
         struct decision dec;
@@ -350,6 +374,33 @@ void daemon_apply_overrides(const struct daemon_options *opt, struct config *c)
                 snprintf(c->record, sizeof(c->record), "%s", opt->record_override);
 }
 
+/* A configuration that loaded and fits the kernel takes effect. */
+static void reload_apply(struct daemon *d, struct config *c)
+{
+        daemon_apply_overrides(d->opt, c);
+        if (c->window != d->cfg.window && engine_resize(&d->engine, c->window) < 0)
+                c->window = d->cfg.window;
+        bool was_acting = acting(d), record_changed = strcmp(c->record, d->cfg.record) != 0;
+        d->cfg = *c;
+        if (!record_changed && d->rec)
+                record_check(d, recorder_configure(d->rec, c->interval, c->record_max_size),
+                             "restarted: the interval changed");
+        if (record_changed) {
+                int e = recorder_close(d->rec);
+                if (e < 0)
+                        log_msg(d->log, LOG_ERR, "the trace recorded so far may be incomplete: %s",
+                                strerror(-e));
+                d->rec = NULL;
+                record_start(d);
+        }
+        d->log->level = c->log_level;
+        publish_news(&d->publisher);    /* the interval may have changed */
+        if (was_acting && !acting(d))
+                log_msg(d->log, LOG_NOTICE, "dry run from now on; the scale factor stays %ld",
+                        engine_wsf(&d->engine));
+        log_event(d->log, LOG_INFO, MSGID_RELOAD, "configuration reloaded", NULL, 0);
+}
+
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
         struct daemon *d = userdata;
@@ -358,33 +409,15 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
         struct config c;
         config_defaults(&c);
         sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(clock_secs(CLOCK_MONOTONIC) * 1e6));
-        int r = config_load(&c, d->opt->config_path, d->opt->config_must_exist, err, sizeof(err));
-        if (r < 0) {
+        /* The file must be there, even the default one a daemon started
+         * without: a missing file is an error, not the built-in defaults. */
+        int r = config_load(&c, d->opt->config_path, true, err, sizeof(err));
+        if (r == 0)
+                r = check_orders(d, &c, err, sizeof(err));
+        if (r < 0)
                 log_msg(d->log, LOG_ERR, "reload refused, old configuration stays: %s", err);
-        } else {
-                daemon_apply_overrides(d->opt, &c);
-                if (c.window != d->cfg.window && engine_resize(&d->engine, c.window) < 0)
-                        c.window = d->cfg.window;
-                bool was_acting = acting(d), record_changed = strcmp(c.record, d->cfg.record) != 0;
-                d->cfg = c;
-                if (!record_changed && d->rec)
-                        record_check(d, recorder_configure(d->rec, c.interval, c.record_max_size),
-                                     "restarted: the interval changed");
-                if (record_changed) {
-                        int e = recorder_close(d->rec);
-                        if (e < 0)
-                                log_msg(d->log, LOG_ERR, "the trace recorded so far may be incomplete: %s",
-                                        strerror(-e));
-                        d->rec = NULL;
-                        record_start(d);
-                }
-                d->log->level = c.log_level;
-                publish_news(&d->publisher);    /* the interval may have changed */
-                if (was_acting && !acting(d))
-                        log_msg(d->log, LOG_NOTICE, "dry run from now on; the scale factor stays %ld",
-                                engine_wsf(&d->engine));
-                log_event(d->log, LOG_INFO, MSGID_RELOAD, "configuration reloaded", NULL, 0);
-        }
+        else
+                reload_apply(d, &c);
         sd_notify(false, "READY=1");
         return 0;
 }
@@ -556,5 +589,5 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
         sample_reader_free(d.reader);
         if (d.lock_fd >= 0)
                 close(d.lock_fd);
-        return r == -EBUSY ? 1 : r < 0 ? 2 : 0;
+        return d.exit_status ? d.exit_status : r == -EBUSY ? 1 : r < 0 ? 2 : 0;
 }
