@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -9,11 +10,11 @@ static int cmp_double(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
+/* Median of v[0..n), n >= 1. */
 static double median(const double *v, size_t n)
 {
         double s[RECUR_MAX_EPISODES];
-        for (size_t i = 0; i < n; i++)
-                s[i] = v[i];
+        memcpy(s, v, n * sizeof(s[0]));
         qsort(s, n, sizeof(s[0]), cmp_double);
         return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }

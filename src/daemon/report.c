@@ -160,11 +160,11 @@ void report_episode_message(char *msg, size_t size, const struct decision *d)
         format_rate(peak, sizeof(peak), e->peak_demand_pages_per_sec);
         format_rate(ksw, sizeof(ksw), e->kswapd_peak_pages_per_sec);
         double mb = (double)sysconf(_SC_PAGESIZE) / 1e6;
+        unsigned long long stalls = (unsigned long long)e->allocstalls + (unsigned long long)e->compact_stalls;
         int n = snprintf(msg, size,
                          "pressure episode over after %.1f s: demand up to %s, %.0f MB in all; kswapd up to %s; closest to min %.0f MB (gap %.0f MB); %llu stalls, %.0f MB reclaimed directly",
                          e->end - e->start, peak, e->demand_pages * mb, ksw, e->min_margin_pages * mb,
-                         e->gap_pages * mb, (unsigned long long)(e->allocstalls + e->compact_stalls),
-                         e->direct_pages * mb);
+                         e->gap_pages * mb, stalls, e->direct_pages * mb);
         if (n >= 0 && (size_t)n < size && d->learned_wsf >= 0)
                 snprintf(msg + n, size - (size_t)n, "; its kind now needs %ld", d->learned_wsf);
 }
