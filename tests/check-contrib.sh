@@ -7,6 +7,7 @@
 # itself is not in Debian; loading it there is not tested.)
 set -euo pipefail
 bin=$1 src=$2
+. "$(dirname "$0")/lib.sh"
 command -v promtool >/dev/null || { echo "SKIP: promtool is not installed (scripts/install-deps --test)"; exit 77; }
 tmp=$(mktemp -d)
 pid=
@@ -26,10 +27,8 @@ mkdir "$tmp/textfile"
 printf 'interval = 200ms\nwindow = 4\nmetrics_dir = %s\nmetrics_interval = 1s\n' "$tmp/textfile" > "$tmp/conf"
 RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
 pid=$!
-for _ in $(seq 50); do
-        grep -qs '^memoptimizer_forecast_low_watermark_seconds' "$tmp/textfile/memoptimizer.prom" && break
-        sleep 0.1
-done
+wait_for --pid "$pid" 20 "a forecast in the metrics file" \
+        logged "$tmp/textfile/memoptimizer.prom" '^memoptimizer_forecast_low_watermark_seconds' || true
 cp "$tmp/textfile/memoptimizer.prom" "$tmp/real.prom" 2>/dev/null || { cat "$tmp/log"; echo "FAIL: no metrics file"; exit 1; }
 kill -TERM "$pid"; wait "$pid" || true; pid=
 grep -q '^memoptimizer_forecast_low_watermark_seconds' "$tmp/real.prom" || { echo "FAIL: no forecast in the metrics file"; fail=1; }

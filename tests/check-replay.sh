@@ -5,12 +5,18 @@
 # write; the daemon records in --dry-run; replay's CSV has its columns.
 set -euo pipefail
 bin=$1 src=$2
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 pid=
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; notify_stop; rm -rf "$tmp"; }
 trap cleanup EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
+notify_listen "$tmp"
+# trace_samples FILE [N]: FILE holds N complete sample lines at least.
+trace_samples() { logged "$1" '^{"type":"sample",.*}$' "${2:-1}"; }
+# stop PID: SIGTERM, wait; the exit status in $status.
+stop() { kill -TERM "$1"; status=0; wait "$1" || status=$?; pid=; }
 conf=$src/conf/memoptimizer.conf
 
 # --- broken traces: FILE:LINE: what is wrong, exit 1 --------------------
@@ -60,11 +66,13 @@ grep -q "set to 50 by another process (recorded)" "$tmp/out" &&
         grep -q "adopt vm.watermark_scale_factor 10 -> 50: another process set it" "$tmp/out" &&
         grep -q "1 adoptions of another process's value" "$tmp/out" || bad "foreign change: $(cat "$tmp/out")"
 
-# SIGINT or SIGTERM: exit 0, the last line complete
+# SIGINT or SIGTERM: exit 0, the last line complete. record takes the stop
+# signals before it opens its output: a sample written means they are its.
 for sig in INT TERM; do
         rm -f "$tmp/i.jsonl"    # record never overwrites a file
         "$bin" record -o "$tmp/i.jsonl" --interval 100ms 2> /dev/null & pid=$!
-        sleep 0.7; kill -"$sig" "$pid"; status=0; wait "$pid" || status=$?; pid=
+        wait_for --pid "$pid" 20 "a sample in the trace" trace_samples "$tmp/i.jsonl" 2 || bad "record did not start"
+        kill -"$sig" "$pid"; status=0; wait "$pid" || status=$?; pid=
         [ "$status" -eq 0 ] || bad "record exits $status on SIG$sig"
         [ "$(tail -c 1 "$tmp/i.jsonl" | od -An -c | tr -d ' ')" = '\n' ] || bad "last line after SIG$sig is not complete"
         "$bin" replay "$tmp/i.jsonl" -c "$conf" > /dev/null || bad "the trace stopped by SIG$sig does not replay"
@@ -87,7 +95,9 @@ done
 # --- the daemon records in --dry-run ------------------------------------
 printf 'interval = 100ms\nwindow = 3\n' > "$tmp/conf"
 RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run --record "$tmp/daemon.jsonl" 2> "$tmp/log" & pid=$!
-sleep 1; kill -TERM "$pid"; status=0; wait "$pid" || status=$?; pid=
+wait_ready "$pid" && wait_for --pid "$pid" 20 "5 samples in the daemon's trace" trace_samples "$tmp/daemon.jsonl" 5 ||
+        bad "daemon with --record: $(cat "$tmp/log")"
+stop "$pid"
 [ "$status" -eq 0 ] || bad "daemon with --record exits $status"
 grep -q '"source":"daemon"' "$tmp/daemon.jsonl" || bad "daemon trace header"
 "$bin" replay "$tmp/daemon.jsonl" -c "$tmp/conf" > "$tmp/out" || bad "daemon trace does not replay"
@@ -95,9 +105,11 @@ grep -q "recorded decisions: " "$tmp/out" || bad "no comparison with the recorde
 # record = FILE, and a reload that names another file switches to it
 printf 'interval = 100ms\nwindow = 3\nrecord = %s\n' "$tmp/a.jsonl" > "$tmp/rconf"
 RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/rconf" --dry-run 2> "$tmp/log" & pid=$!
-sleep 0.6
+wait_ready "$pid" && wait_for --pid "$pid" 20 "a sample in a.jsonl" trace_samples "$tmp/a.jsonl" || bad "record = FILE: $(cat "$tmp/log")"
 printf 'interval = 100ms\nwindow = 3\nrecord = %s\n' "$tmp/b.jsonl" > "$tmp/rconf"
-kill -HUP "$pid"; sleep 0.6; kill -TERM "$pid"; status=0; wait "$pid" || status=$?; pid=
+kill -HUP "$pid"
+wait_ready "$pid" 2 && wait_for --pid "$pid" 20 "a sample in b.jsonl" trace_samples "$tmp/b.jsonl" || bad "reload to b.jsonl: $(cat "$tmp/log")"
+stop "$pid"
 [ "$status" -eq 0 ] || bad "daemon with record = FILE exits $status"
 for f in a b; do
         "$bin" replay "$tmp/$f.jsonl" -c "$tmp/conf" > /dev/null 2>&1 || bad "record = FILE: $f.jsonl does not replay"
@@ -107,12 +119,15 @@ grep -q "recording a trace to $tmp/b.jsonl" "$tmp/log" || bad "reload did not sw
 # that changes the interval rotates too; every file replays
 printf 'interval = 100ms\nwindow = 3\nrecord = %s\nrecord_max_size = 64K\n' "$tmp/r.jsonl" > "$tmp/rconf"
 RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/rconf" --dry-run 2> "$tmp/log" & pid=$!
-for i in $(seq 100); do grep -q "reached record_max_size" "$tmp/log" && break; sleep 0.1; done
+wait_for --pid "$pid" 30 "a size rotation" logged "$tmp/log" "reached record_max_size" || true
 grep -q "trace $tmp/r.jsonl reached record_max_size; the part before is in $tmp/r.jsonl.1" "$tmp/log" ||
-        bad "no size rotation within 10 s: $(cat "$tmp/log")"
+        bad "no size rotation within 30 s: $(cat "$tmp/log")"
 "$bin" replay "$tmp/r.jsonl.1" -c "$tmp/conf" > /dev/null 2>&1 || bad "rotated trace does not replay"
 printf 'interval = 200ms\nwindow = 3\nrecord = %s\nrecord_max_size = 64K\n' "$tmp/r.jsonl" > "$tmp/rconf"
-kill -HUP "$pid"; sleep 0.5; kill -TERM "$pid"; status=0; wait "$pid" || status=$?; pid=
+kill -HUP "$pid"
+wait_ready "$pid" 2 && wait_for --pid "$pid" 20 "a sample in the restarted r.jsonl" trace_samples "$tmp/r.jsonl" ||
+        bad "reload with a new interval: $(cat "$tmp/log")"
+stop "$pid"
 [ "$status" -eq 0 ] || bad "daemon with record_max_size exits $status"
 grep -q "trace $tmp/r.jsonl restarted: the interval changed" "$tmp/log" || bad "no rotation on a new interval: $(cat "$tmp/log")"
 head -1 "$tmp/r.jsonl" | grep -q '"interval":0\.20*[,}]' || bad "new header: $(head -1 "$tmp/r.jsonl")"

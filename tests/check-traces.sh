@@ -1,6 +1,7 @@
 #!/bin/bash
 # Replays the traces recorded on a real machine (tests/traces/README.md)
-# with the documented default configuration and checks what the daemon does
+# with the documented default configuration (the drain traces with
+# tests/raise.conf, integration-root.sh's) and checks what the daemon does
 # on them: behaviour, not output. Each expectation prints PASS or FAIL with
 # the figures it saw.
 set -euo pipefail
@@ -12,10 +13,10 @@ fail=0
 check() {       # trace, expectation, condition (shell), figures
         if eval "$3"; then echo "PASS: $1: $2 ($4)"; else echo "FAIL: $1: $2 ($4)"; fail=1; fi
 }
-replay() {      # trace: writes $tmp/NAME.csv and $tmp/NAME.txt, or fails the test
+replay() {      # trace [config]: writes $tmp/NAME.csv and $tmp/NAME.txt, or fails the test
         local status=0 f=$traces/$1.jsonl
         [ -f "$f" ] || f=$f.gz          # the larger traces are compressed; replay reads them as they are
-        "$bin" replay "$f" -c "$conf" --score --csv > "$tmp/$1.csv" 2> "$tmp/$1.txt" || status=$?
+        "$bin" replay "$f" -c "${2:-$conf}" --score --csv > "$tmp/$1.csv" 2> "$tmp/$1.txt" || status=$?
         [ "$status" -eq 0 ] || { echo "FAIL: $1: replay exited $status:"; cat "$tmp/$1.txt"; exit 1; }
 }
 # The first time (seconds from the first sample) a CSV row matches an awk
@@ -92,6 +93,26 @@ check fragmented "compacts before the first compaction stall" 'before "$k" "$s"'
 o=$(sed -n 's/^ *+\([0-9.]*\) s  node0 Normal ran out of order-9 blocks:.*/\1/p' "$tmp/fragmented.txt" | head -1)
 check fragmented "the score finds Normal's order-9 blocks running out" '[ -n "$o" ]' "at ${o:-none} s"
 check streaming "the score finds Normal's free pages falling below low" '[ "$c" != none ]' "at $c s"
+
+# drain-1g: THP memory taken at 1 GiB/s from an emptied page cache, with
+# tests/raise.conf (integration-root.sh's): a raise before the allocation
+# ends (the lowest free pages)
+cp "$src/tests/raise.conf" "$tmp/raise.conf"
+replay drain-1g "$tmp/raise.conf"
+e=$(awk -F, 'NR > 1 && (min == "" || $6 < min) { min = $6; t = $1 } END { print t }' "$tmp/drain-1g.csv")
+r=$(first drain-1g '$4 ~ /^raise/')
+check drain-1g "raises while memory is taken, before the allocation ends" 'before "$r" "$e"' "raise at $r s, lowest free at $e s"
+# growing-zone: drain-1g with node 0's Normal zone growing as the memory is
+# taken and its free pages flat (tests/traces/grow-zone), as on a freshly
+# booted machine: the same consumption, which the daemon must answer as on
+# drain-1g, as high before the allocation ends (a raise for a small dip of
+# free pages before it does not count)
+replay growing-zone "$tmp/raise.conf"
+r=$(first growing-zone '$4 ~ /^raise/')
+highest() { awk -F, -v e="$e" 'NR > 1 && $1 < e && $2 > h { h = $2 } END { print h + 0 }' "$tmp/$1.csv"; }
+hd=$(highest drain-1g) hg=$(highest growing-zone)
+check growing-zone "raises while memory is taken from a growing zone, before the allocation ends" 'before "$r" "$e"' "raise at $r s, drain-1g's lowest free at $e s"
+check growing-zone "raises as high as on drain-1g before the allocation ends" '[ "$hg" -ge "$hd" ]' "$hg here, $hd on drain-1g"
 
 # a candidate configuration against the recorded decisions: without
 # compaction, the recorded compactions are shown as not taken, and counted

@@ -5,6 +5,7 @@
 # value found back whatever happens.
 set -euo pipefail
 bin=$1
+. "$(dirname "$0")/lib.sh"
 wsf=/proc/sys/vm/watermark_scale_factor
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root to write $wsf"; exit 77; fi
 if ! cat "$wsf" > "$wsf" 2>/dev/null; then echo "SKIP: $wsf is not writable here"; exit 77; fi
@@ -19,19 +20,15 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 fail() { echo "FAIL: $*"; cat "$tmp/log"; exit 1; }
-samples() { grep -c 'debug: sample ' "$tmp/log" || true; }
-wait_samples() {
-        for _ in $(seq 100); do [ "$(samples)" -ge "$1" ] && return 0; sleep 0.05; done
-        fail "only $(samples) samples"
-}
+wait_n() { wait_samples "$pid" "$tmp/log" "$1" || fail "only $(samples "$tmp/log") samples"; }
 
 # max_wsf below the baseline and no compaction: it never writes by itself.
 printf 'interval = 100ms\nwindow = 3\nmax_wsf = 1\ncompaction = no\nlog_level = debug\n' > "$tmp/conf"
 RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" 2> "$tmp/log" &
 pid=$!
-wait_samples 3
+wait_n 3
 echo "$theirs" > "$wsf"
-wait_samples $(($(samples) + 10))
+wait_n $(($(samples "$tmp/log") + 10))
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?

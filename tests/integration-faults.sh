@@ -11,21 +11,19 @@
 #     is decided, and on recovery the stale window is restarted.
 set -euo pipefail
 bin=$(realpath "$1") shim=$(realpath "$2")
+. "$(dirname "$0")/lib.sh"
 wsf=/proc/sys/vm/watermark_scale_factor
 tmp=$(mktemp -d)
 pid=
-cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"; }
+cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; notify_stop; rm -rf "$tmp"; }
 trap cleanup EXIT
+notify_listen "$tmp"
 before=$(cat "$wsf")
 fail() { echo "FAIL: $*"; [ -f "$tmp/log" ] && cat "$tmp/log"; exit 1; }
 count() { grep -c -- "$1" "$tmp/log" || true; }
 wait_count() {  # wait_count PATTERN N [SECONDS]: until PATTERN is in the log N times
-        for _ in $(seq $((${3:-5} * 20))); do
-                [ "$(count "$1")" -ge "$2" ] && return 0
-                kill -0 "$pid" 2>/dev/null || fail "the daemon died waiting for '$1'"
-                sleep 0.05
-        done
-        fail "'$1' seen $(count "$1") times, want $2"
+        wait_for --pid "$pid" "${3:-5}" "'$1' $2 times in the log" logged "$tmp/log" "$1" "$2" ||
+                fail "'$1' seen $(count "$1") times, want $2"
 }
 stop() {        # SIGTERM; the daemon must exit 0
         kill -TERM "$pid"
@@ -36,14 +34,16 @@ stop() {        # SIGTERM; the daemon must exit 0
 }
 
 # --- 1. the sysctl cannot be written
-printf 'interval = 100ms\nwindow = 3\n' > "$tmp/conf"
+printf 'interval = 100ms\nwindow = 3\nlog_level = debug\n' > "$tmp/conf"
 denied() {      # denied ERRNO-TEXT COMMAND...: run, stop, check the one line
         local what=$1
         shift
         : > "$tmp/log"
         RUNTIME_DIRECTORY=$tmp/run "$@" --config "$tmp/conf" 2>> "$tmp/log" &
         pid=$!
-        sleep 1.5
+        # Ready, then ten samples more: the line is not repeated.
+        wait_ready "$pid" || fail "$what: not ready"
+        wait_count 'debug: sample ' 10
         stop
         [ "$(count 'monitor-only')" -eq 1 ] || fail "$(count 'monitor-only') monitor-only lines for $what, want 1"
         grep -q "warning: cannot write vm.watermark_scale_factor ($what): monitor-only, logging what would be done" "$tmp/log" ||
@@ -81,6 +81,8 @@ episode() {     # episode FILE WHAT MESSAGE [SECONDS]: FILE is already broken
         wait_count 'warning: skipping a sample' "$episodes" "${4:-5}"
         grep 'warning: skipping a sample' "$tmp/log" | tail -1 | grep -q -- "$3" ||
                 fail "$2: the warning does not say '$3'"
+        # The fault lasts two intervals more (a duration of the fault, not a
+        # wait for the daemon): still one warning for the episode.
         sleep 0.2
         cp "$tmp/$1.good" "$tmp/$1.new" && mv "$tmp/$1.new" "$tmp/$1"
         wait_count 'sampling works again after' "$episodes"

@@ -7,6 +7,7 @@
 # `status --json` reports the same daemon running, then not running.
 set -euo pipefail
 bin=$1
+. "$(dirname "$0")/lib.sh"
 exporter=/usr/bin/prometheus-node-exporter
 for t in "$exporter" promtool curl; do
         command -v "$t" >/dev/null || { echo "SKIP: $t is not installed (scripts/install-deps --test)"; exit 77; }
@@ -45,9 +46,15 @@ for _ in 1 2 3 4 5 6 7 8; do
 done
 [ -n "$npid" ] || { cat "$tmp/exporter.log"; fail "node_exporter did not start"; }
 
-# Two metrics writes at least: 1 s apart, after a few cycles.
-sleep 2.5
-kill -0 "$pid" || { cat "$tmp/log"; fail "the daemon exited"; }
+# Two metrics writes at least (1 s apart), the first with a forecast, the
+# second after 3 samples at least.
+prom=$tmp/textfile/memoptimizer.prom
+prom_samples() { awk '$1 == "memoptimizer_samples_total" { print $2 }' "$prom" 2> /dev/null; }
+wait_for --pid "$pid" 20 "a forecast in the metrics file" logged "$prom" '^memoptimizer_forecast_low_watermark_seconds' ||
+        { cat "$tmp/log"; exit 1; }
+first=$(prom_samples)
+rewritten() { awk -v a="${first:-0}" -v b="$(prom_samples)" 'BEGIN { exit !(b > a && b >= 3) }'; }
+wait_for --pid "$pid" 20 "the metrics file written again" rewritten || { cat "$tmp/log"; exit 1; }
 [ -f "$tmp/textfile/memoptimizer.prom" ] || { cat "$tmp/log"; fail "no memoptimizer.prom"; }
 cp "$tmp/textfile/memoptimizer.prom" "$tmp/file.prom"
 ls -A "$tmp/textfile" | grep -v '^memoptimizer.prom$' && fail "a temporary file is left in the textfile directory"

@@ -5,12 +5,14 @@
 # to take the messages, they still reach stderr.
 set -euo pipefail
 bin=$(realpath "$1")
+. "$(dirname "$0")/lib.sh"
 wsf=/proc/sys/vm/watermark_scale_factor
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 pid=
-cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"; }
+cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; notify_stop; rm -rf "$tmp"; }
 trap cleanup EXIT
+notify_listen "$tmp"
 
 as_user=()
 if [ "$(id -u)" -eq 0 ]; then
@@ -33,8 +35,10 @@ journal=
 [ -S /run/systemd/journal/socket ] || journal=$(stat -c '%d:%i' "$tmp/log")
 JOURNAL_STREAM=$journal RUNTIME_DIRECTORY=$tmp/run "${as_user[@]}" "$bin" --config "$tmp/conf" 2>> "$tmp/log" &
 pid=$!
-sleep 1.5
-RUNTIME_DIRECTORY=$tmp/run "$bin" status --json > "$tmp/status.json"
+# Ready (its first sample taken), and its live.json written (at the first
+# forecast): status --json then sees it running.
+running() { RUNTIME_DIRECTORY=$tmp/run "$bin" status --json > "$tmp/status.json" && grep -q '"state": "running"' "$tmp/status.json"; }
+wait_ready "$pid" && wait_for --pid "$pid" 20 "status --json saying running" running || { cat "$tmp/log"; exit 1; }
 kill -TERM "$pid"
 status=0
 wait "$pid" || status=$?

@@ -7,6 +7,7 @@
 # sysctl): the capabilities are gone before any of that.
 set -euo pipefail
 bin=$1
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 pid=
 cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"; }
@@ -18,11 +19,7 @@ fail() { echo "FAIL: $*"; cat "$tmp/log" 2>/dev/null; exit 1; }
 printf 'interval = 100ms\nwindow = 3\nmax_wsf = 1\ncompaction = no\nlog_level = debug\n' > "$tmp/conf"
 (umask 0; RUNTIME_DIRECTORY=$tmp/run exec "$bin" --config "$tmp/conf" 2> "$tmp/log") &
 pid=$!
-for _ in $(seq 100); do
-        grep -q 'debug: sample 2:' "$tmp/log" 2>/dev/null && break
-        sleep 0.05
-done
-grep -q 'debug: sample 2:' "$tmp/log" || fail "the daemon did not sample"
+wait_samples "$pid" "$tmp/log" 2 || fail "the daemon did not sample"
 grep -E '^(Cap|NoNewPrivs)' "/proc/$pid/status" | tee "$tmp/status"
 for f in CapInh CapPrm CapEff CapAmb; do
         grep -q "^$f:[[:space:]]*0*\$" "$tmp/status" || fail "$f is not empty"

@@ -12,6 +12,7 @@
 # Usage: squeeze-oom.sh MEMOPTIMIZER THP_ALLOC
 set -euo pipefail
 bin=$1 hog=$2
+. "$(dirname "$0")/lib.sh"
 wsf=/proc/sys/vm/watermark_scale_factor
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root to write $wsf"; exit 77; fi
 if ! cat "$wsf" > "$wsf" 2>/dev/null; then echo "SKIP: $wsf is not writable here"; exit 77; fi
@@ -21,11 +22,13 @@ pid= hogpid=
 cleanup() {
         [ -n "$hogpid" ] && kill -KILL "$hogpid" 2>/dev/null || true
         [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
-        wait 2>/dev/null || true
+        wait "$hogpid" "$pid" 2>/dev/null || true
+        notify_stop
         echo "$boot" > "$wsf"
         rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
+notify_listen "$tmp"
 kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 oom() { awk '$1 == "oom_kill" { print $2 }' /proc/vmstat; }
 
@@ -40,7 +43,7 @@ printf 'interval = 100ms\nwindow = 3\nhorizon = 10min\nmax_wsf = 3000\ntrend_min
 oom_before=$(oom)
 RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" 2> "$tmp/log" &
 pid=$!
-sleep 1
+wait_ready "$pid" || { cat "$tmp/log"; exit 1; }
 "$hog" --size "${size}K" --rate 2G --hold 20s --no-thp > "$tmp/hog.out" 2>&1 &
 hogpid=$!
 peak=$boot
@@ -49,7 +52,7 @@ while kill -0 "$hogpid" 2>/dev/null; do
         v=$(cat "$wsf"); [ "$v" -gt "$peak" ] && peak=$v
         a=$(kb MemAvailable); [ "$a" -lt "$min_avail" ] && min_avail=$a
         f=$(kb MemFree); [ "$f" -lt "$min_free" ] && min_free=$f
-        sleep 0.2
+        sleep 0.2       # how often the low points are read, not a wait
 done
 hog_status=0
 wait "$hogpid" || hog_status=$?

@@ -20,6 +20,7 @@
 set -uo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/tests/lib.sh"
 E2E=/var/tmp/memoptimizer-e2e
 ROOT=$E2E/root
 BUILD=${1:-$E2E/build}
@@ -79,6 +80,7 @@ echo "host vm.watermark_scale_factor at start: $START_WSF"
 nspawn_alive() {
         [ -n "$NSPAWN_PID" ] && [ "$(cat /proc/"$NSPAWN_PID"/comm 2>/dev/null)" = systemd-nspawn ]
 }
+nspawn_gone() { ! nspawn_alive; }
 IN() {  # run a command in the booted container, with a clean environment
         nsenter -t "$LEADER" -a env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
                 TERM=dumb SYSTEMD_PAGER=cat SYSTEMD_COLORS=0 "$@"
@@ -96,12 +98,10 @@ stop_allocator() {
 poweroff_container() {
         nspawn_alive || return 0
         [ -n "$LEADER" ] && timeout 20 nsenter -t "$LEADER" -a systemctl poweroff 2>/dev/null
-        local i
-        for i in $(seq 300); do nspawn_alive || break; sleep 0.1; done
-        if nspawn_alive; then
+        if ! wait_for 30 "power-off of the container" nspawn_gone > /dev/null; then
                 echo "container did not power off in 30 s; SIGTERM to systemd-nspawn $NSPAWN_PID"
                 kill -TERM "$NSPAWN_PID"
-                for i in $(seq 150); do nspawn_alive || break; sleep 0.1; done
+                wait_for 15 "systemd-nspawn to end" nspawn_gone > /dev/null
         fi
         if nspawn_alive; then
                 echo "still running; SIGKILL to systemd-nspawn $NSPAWN_PID"
@@ -187,6 +187,10 @@ if [ ! -f "$BUILD/build.ninja" ]; then
         meson setup --prefix=/usr --buildtype=release "$BUILD" "$src" > "$E2E/meson-setup.log" 2>&1 ||
                 { tail -20 "$E2E/meson-setup.log"; die "meson setup $BUILD"; }
 fi
+# A build directory of another checkout would test that checkout.
+built_from=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["directories"]["source"])' \
+        "$BUILD/meson-info/meson-info.json")
+[ "$(realpath "$built_from")" = "$src" ] || die "$BUILD builds $built_from, not $src; give this checkout's build directory"
 prefix=$(meson introspect "$BUILD" --buildoptions |
         python3 -c 'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"][0])')
 [ "$prefix" = /usr ] || die "$BUILD is configured with prefix $prefix; this test needs --prefix=/usr"
@@ -199,7 +203,7 @@ rm -f "$ROOT/usr/sbin/memoptimizer" "$ROOT/usr/lib/systemd/system/memoptimizer.s
         "$ROOT/usr/lib/systemd/catalog/memoptimizer.catalog"
 meson install -C "$BUILD" --no-rebuild --destdir "$ROOT" > "$E2E/install.log" 2>&1 ||
         { tail -20 "$E2E/install.log"; die "meson install"; }
-grep -E '^Installing' "$E2E/install.log" | sed "s|$ROOT||; s|$src/||; s|$BUILD/||"
+grep -E '^Installing' "$E2E/install.log" | sed "s|$ROOT||; s|$BUILD/||; s|$src/||"
 
 unit=$ROOT/usr/lib/systemd/system/memoptimizer.service
 check "unit installed at /usr/lib/systemd/system/memoptimizer.service" test -f "$unit"
@@ -244,16 +248,21 @@ NSPAWN_PID=$!
 echo "$NSPAWN_PID" > "$E2E/nspawn.pid"
 boot0=$(date +%s.%N)
 # Until it has exec'd, the background child is still a bash: test for
-# death with kill -0, not by name.
-for i in $(seq 300); do
-        kill -0 "$NSPAWN_PID" 2>/dev/null || break
+# death with kill -0 (wait_for --pid), not by name.
+leader_up() {
         LEADER=$(pgrep -P "$NSPAWN_PID" -x systemd | head -1)
-        [ -n "$LEADER" ] && nspawn_alive && break
-        LEADER=
-        sleep 0.1
-done
-[ -n "$LEADER" ] || { cat "$E2E/nspawn.log"; die "no container systemd under systemd-nspawn $NSPAWN_PID"; }
+        [ -n "$LEADER" ] && nspawn_alive
+}
+wait_for --pid "$NSPAWN_PID" 30 "a container systemd under systemd-nspawn $NSPAWN_PID" leader_up ||
+        { LEADER=; cat "$E2E/nspawn.log"; die "no container systemd under systemd-nspawn $NSPAWN_PID"; }
 echo "systemd-nspawn $NSPAWN_PID, container leader (PID 1 inside) $LEADER"
+# systemctl talks to PID 1 over its private socket, which exists only once
+# PID 1 has set it up: before that, "Failed to connect to bus". Wait for an
+# answer, then for the boot to finish.
+bus_up() { IN systemctl show -P Version > /dev/null 2>&1; }
+wait_for --pid "$NSPAWN_PID" 60 "an answer from the container's systemd" bus_up ||
+        { cat "$E2E/nspawn.log"; die "the container's systemd does not answer"; }
+echo "the container's systemd answers after $(since "$boot0") s"
 state=$(timeout 120 nsenter -t "$LEADER" -a systemctl is-system-running --wait 2>&1)
 echo "is-system-running: $state after $(since "$boot0") s"
 IN systemctl --version | head -1
@@ -266,8 +275,12 @@ check "/proc/sys is writable inside the container" \
 say "inside: journalctl --update-catalog; systemctl enable --now memoptimizer"
 IN journalctl --update-catalog
 check "catalog lists memoptimizer's entries" [ "$(IN journalctl --list-catalog | grep -c ' memoptimizer: ')" -ge 9 ]
+# Type=notify: the start returns once the daemon said READY=1. Its status
+# text follows its first decision, the metrics file its first write.
 IN systemctl enable --now memoptimizer 2>&1
-sleep 1
+status_text() { IN systemctl show -P StatusText memoptimizer | grep -qE '^wsf [0-9]+ \(baseline [0-9]+\)'; }
+wait_for 20 "the service's STATUS= text" status_text || true
+wait_for 20 "the metrics file $TEXTFILE/memoptimizer.prom" test -s "$TEXTFILE/memoptimizer.prom" || true
 active=$(IN systemctl is-active memoptimizer)
 echo "is-active: $active"
 check "systemctl is-active memoptimizer = active" [ "$active" = active ]
@@ -303,16 +316,15 @@ check "start logged with baseline $START_WSF (MESSAGE_ID $MSGID_START)" \
 # current invocation's first raise, leave the allocator running in ALLOC_PID.
 run_allocator_until_raise() {
         echo "host: $THP --size 4G --rate 1G --hold 4s"
-        local a0 i raise=
+        local a0 raise=
         a0=$(date +%s.%N)
         "$THP" --size 4G --rate 1G --hold 4s &
         ALLOC_PID=$!
-        for i in $(seq 100); do
+        raised() {
                 raise=$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_RAISE -o cat -n 1)
-                [ -n "$raise" ] && break
-                sleep 0.2
-        done
-        [ -n "$raise" ] || { fail "$1: no raise within 20 s"; return 1; }
+                [ -n "$raise" ]
+        }
+        wait_for 20 "raise" raised > /dev/null || { fail "$1: no raise within 20 s"; return 1; }
         echo "raise logged $(since "$a0") s after the allocator started; host now $(host_wsf)"
         pass "$1: journal has '$raise'"
 }
@@ -343,7 +355,9 @@ HELD=$(host_wsf)
 say "systemctl reload memoptimizer (value in force: $HELD)"
 IN systemctl reload memoptimizer
 check "systemctl reload exit status 0" [ $? -eq 0 ]
-sleep 0.5
+# ExecReload= only sends SIGHUP: systemd 252 does not wait for the reload.
+reloaded() { [ -n "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_RELOAD -o cat)" ]; }
+wait_for 20 "the reload's journal entry" reloaded || true
 IN journalctl -b -u memoptimizer -n 3 --no-pager -o short-monotonic
 check "journal has 'configuration reloaded' (MESSAGE_ID $MSGID_RELOAD)" \
         [ "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_RELOAD -o cat)" = "configuration reloaded" ]

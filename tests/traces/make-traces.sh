@@ -5,7 +5,8 @@
 # written to a sysctl; caches are dropped before each workload.
 #
 #   usage: tests/traces/make-traces.sh [NAME,...]   (as root; default: all;
-#          names: idle bursts bursts-250ms streaming accumulate fragmented)
+#          names: idle bursts bursts-250ms streaming accumulate fragmented
+#          drain-1g; drain-1g also derives growing-zone from its trace)
 #
 # Needs root (frag reads physical addresses from /proc/self/pagemap, and
 # caches are dropped) and a build without sanitizers in build/ (BUILD=dir to
@@ -20,7 +21,7 @@ build=${BUILD:-$src/build}
 out=${OUT:-$src/tests/traces}
 bin=$build/src/memoptimizer thp=$build/bench/thp-alloc frag=$build/bench/frag
 work=/var/tmp/memoptimizer-traces
-names=${1:-idle,bursts,bursts-250ms,streaming,accumulate,fragmented}
+names=${1:-idle,bursts,bursts-250ms,streaming,accumulate,fragmented,drain-1g}
 pids=()
 
 cleanup() {
@@ -58,7 +59,7 @@ stop() {        # name [seconds to go on recording]
 }
 
 mkdir -p "$work"
-if [[ $names != idle ]]; then
+if [[ ,$names, =~ ,(bursts|bursts-250ms|streaming|accumulate), ]]; then      # the page-cache file
         dd if=/dev/zero of="$work/cache" bs=4M count=$(($(size 0.55) / 4)) conv=fdatasync status=none
 fi
 for name in ${names//,/ }; do
@@ -113,6 +114,27 @@ for name in ${names//,/ }; do
                 "$frag" demand "$(size 0.50)M"
                 kill -TERM "$HOLDER_PID"; wait "$HOLDER_PID" || true
                 stop fragmented
+                ;;
+        drain-1g)       # 4 KiB pages asked at 1 GiB/s on an emptied page cache, recorded every
+                        # 200 ms: as many as take node 0's Normal zone from its managed pages
+                        # down to 1.1 M of them (what a freshly booted machine of this kind
+                        # starts with); then growing-zone derived from it (tests/traces/grow-zone).
+                        # Not THP: once Normal's free memory has no order-9 block left, THP
+                        # falls back to DMA32, a drain that is not the one to show.
+                settle; sleep 3
+                read -r free managed < <(awk '$1 == "Node" { z = ($2 == "0," && $4 == "Normal") }
+                        z && $1 == "pages" && $2 == "free" { f = $3 } z && $1 == "managed" { print f, $2 }' /proc/zoneinfo)
+                take=$((managed - 1100000))
+                [ "$((free - take))" -ge 262144 ] ||
+                        { echo "make-traces: Normal has $free free pages, not 1 GiB more than the $take to take" >&2; exit 1; }
+                bg "$bin" record -o "$out/drain-1g.jsonl" --interval 200ms; rec=$!
+                sleep 3
+                "$thp" --size "$((take * $(getconf PAGESIZE) / 1024))K" --no-thp --rate 1G --hold 2s
+                sleep 5
+                kill -INT "$rec"; wait "$rec"
+                echo "== drain-1g: $(grep -c '"type":"sample"' "$out/drain-1g.jsonl") samples; took $take pages"
+                "$src/tests/traces/grow-zone" "$out/drain-1g.jsonl" > "$out/growing-zone.jsonl"
+                gzip -9 -nf "$out/drain-1g.jsonl" "$out/growing-zone.jsonl"
                 ;;
         *)
                 echo "make-traces: unknown trace '$name'" >&2; exit 1
