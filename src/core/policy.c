@@ -12,8 +12,8 @@
 /* Pages one allocation stall stands for when no direct reclaim was counted
  * (the kernel's SWAP_CLUSTER_MAX). */
 #define PAGES_PER_STALL 32.0
-/* kswapd's capacity before it has been measured: this share of managed
- * memory per second. Not zero (clean page cache is reclaimed at gigabytes
+/* kswapd's capacity before it has been measured (kswapd_rate_prior auto):
+ * this share of managed memory per second. Not zero (clean page cache is reclaimed at gigabytes
  * per second; a fill of the page cache must not look like a shortfall),
  * nor so high that a real shortfall would be missed (stalls correct it, and
  * the first episode that takes free memory below low measures it). */
@@ -131,10 +131,13 @@ static void note_zone(struct decision *d, const struct forecast *f, const struct
  * below low (measured in past episodes, learn.h) or, before any such
  * measurement, a prior share of memory per second; and never less than
  * what it reclaimed in an interval of this window. */
-static double kswapd_capacity(const struct policy_state *st, const struct forecast *f, uint64_t managed)
+static double kswapd_capacity(const struct policy_state *st, const struct policy_config *cfg,
+                              const struct forecast *f, uint64_t managed)
 {
         double known = learn_kswapd_capacity(&st->learned, f->time);
-        return fmax(f->kswapd_peak, known > 0 ? known : KSWAPD_PRIOR_SHARE_PER_SEC * (double)managed);
+        double prior = cfg->kswapd_prior_pages_per_sec > 0 ? cfg->kswapd_prior_pages_per_sec :
+                       KSWAPD_PRIOR_SHARE_PER_SEC * (double)managed;
+        return fmax(f->kswapd_peak, known > 0 ? known : prior);
 }
 
 /* How long the gap must cover a shortfall: as long again as the episode
@@ -201,7 +204,7 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
 {
         long target = st->baseline;
         *why = WSF_KEEP;
-        double capacity = kswapd_capacity(st, f, p->managed_pages);
+        double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
         d->reclaim_peak = capacity;
         if (st->episodes.active) {
                 double demand = st->episodes.cur.peak_demand_pages_per_sec;

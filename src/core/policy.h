@@ -33,6 +33,8 @@ struct policy_config {
         double oom_headroom;            /* fraction of managed memory */
         bool compaction;
         bool writes;                    /* false in dry-run and monitor-only */
+        /* kswapd's capacity until it is measured; 0: a share of memory */
+        double kswapd_prior_pages_per_sec;
 };
 
 struct node_compaction {
