@@ -140,7 +140,7 @@ avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
 [ "$avail_kb" -ge $((8 * 1024 * 1024)) ] || { echo "PASS (without the root part: needs 8 GiB available)"; exit 0; }
 wrote_wsf=1
 ceiling=$((boot + 20))
-printf 'interval = 100ms\nwindow = 3\nhorizon = 60s\nmax_wsf = %d\ncalm_period = 10min\ncompaction = no\n' "$ceiling" > "$tmp/root.conf"
+printf 'interval = 100ms\nwindow = 3\nhorizon = 60s\nmax_wsf = %d\ncalm_period = 10min\ncompaction = no\nkswapd_rate_prior = 1M/s\n' "$ceiling" > "$tmp/root.conf"
 rm -f "$tmp/t.jsonl"
 RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/root.conf" --record "$tmp/t.jsonl" 2> "$tmp/log" &
 pid=$!

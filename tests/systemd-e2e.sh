@@ -228,6 +228,9 @@ window = 4
 horizon = 60s
 max_wsf = $MAX_WSF
 calm_period = 10min
+# the workload's drain must count as a shortfall (the default prior is more
+# than this VM lets the workload allocate)
+kswapd_rate_prior = 1M/s
 # node_exporter's textfile directory in Debian, which the unit may write
 metrics_dir = /var/lib/prometheus/node-exporter
 metrics_interval = 1s
