@@ -15,6 +15,10 @@
 
 #include "forecast.h"
 
+/* Pages one allocation stall stands for when no direct reclaim was counted
+ * (the kernel's SWAP_CLUSTER_MAX): the least it shows was missing. */
+#define STALL_PAGES 32.0
+
 /* What one episode showed. Pages are summed over the steered zones (those
  * with at least STEER_MIN_SHARE of managed memory). */
 struct episode_stats {

@@ -3,8 +3,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Scale factors are permyriad of a zone's managed pages. */
-#define PERMYRIAD 10000.0
 /* A stall shows the gap fell short by at least the pages reclaimed
  * directly; grow by this much more, so that the next episode of the class
  * has room to spare rather than just enough. */
@@ -15,9 +13,6 @@
 /* Shrink towards what an episode used by this share of the difference at a
  * time: one calm episode is not proof that the next will be as calm. */
 #define LEARN_SHRINK 0.5
-/* Pages one allocation stall stands for when no direct reclaim was counted
- * (the kernel's SWAP_CLUSTER_MAX). */
-#define LEARN_PAGES_PER_STALL 32.0
 /* kswapd's best rate is remembered across episodes and restarts, halving
  * in weight over a day: what it reclaimed in the last episode is the best
  * guess for the next. */
@@ -73,7 +68,7 @@ void learn_expire(struct learned *l, double now, uint64_t managed)
 static double needed_wsf(const struct episode_stats *e)
 {
         double gap;
-        double direct = fmax(e->direct_pages, (double)e->allocstalls * LEARN_PAGES_PER_STALL);
+        double direct = fmax(e->direct_pages, (double)e->allocstalls * STALL_PAGES);
         if (e->allocstalls > 0 || e->direct_pages > 0)
                 gap = (e->gap_pages + direct) * LEARN_STALL_GAIN;
         else    /* what was used of the gap, when free memory got below low */

@@ -4,19 +4,14 @@
 #include <math.h>
 #include <string.h>
 
-/* Scale factors are permyriad of a zone's managed pages. */
-#define PERMYRIAD 10000.0
 /* A raise smaller than this fraction of the value in force is not worth a
  * write; keeps the value from dithering on noise. */
 #define RAISE_HYSTERESIS 0.10
-/* Pages one allocation stall stands for when no direct reclaim was counted
- * (the kernel's SWAP_CLUSTER_MAX). */
-#define PAGES_PER_STALL 32.0
 /* kswapd's capacity before it has been measured (kswapd_rate_prior auto):
- * this share of managed memory per second. Not zero (clean page cache is reclaimed at gigabytes
- * per second; a fill of the page cache must not look like a shortfall),
- * nor so high that a real shortfall would be missed (stalls correct it, and
- * the first episode that takes free memory below low measures it). */
+ * this share of managed memory per second. Not zero (clean page cache is
+ * reclaimed at gigabytes per second; a fill of the page cache must not look
+ * like a shortfall), nor so high that a real shortfall would be missed
+ * (stalls correct it, and the first episode below low measures it). */
 #define KSWAPD_PRIOR_SHARE_PER_SEC 0.05
 /* An interval's demand of this share of managed memory per second starts
  * or keeps alive an episode (with free memory heading for low). */
@@ -171,7 +166,7 @@ static long shortfall_target(const struct policy_state *st, const struct policy_
  * (fragmentation, not a lack of free pages): compaction answers those. */
 static long stall_target(const struct policy_state *st, const struct pressure *p, double dt)
 {
-        double direct = fmax(p->direct_pages_per_sec * dt, (double)p->allocstalls * PAGES_PER_STALL);
+        double direct = fmax(p->direct_pages_per_sec * dt, (double)p->allocstalls * STALL_PAGES);
         double gap = (double)st->current * (double)p->managed_pages / PERMYRIAD;
         return wsf_for_gap(gap + direct * POLICY_STALL_GAIN, p->managed_pages);
 }
