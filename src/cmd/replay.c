@@ -118,16 +118,6 @@ static const struct zone_forecast *zone_fc(const struct forecast *f, int node, c
         return NULL;
 }
 
-/* The zone a decision that names none is judged on: the largest. */
-static const struct zone_forecast *largest_zone(const struct forecast *f)
-{
-        const struct zone_forecast *best = NULL;
-        for (size_t i = 0; i < f->nr_zones; i++)
-                if (!best || f->zones[i].managed_pages > best->managed_pages)
-                        best = &f->zones[i];
-        return best;
-}
-
 static int take_decision(struct replay *rp, const struct sample *s, const struct decision *d)
 {
         const struct forecast *f = &rp->engine.forecast;
@@ -148,7 +138,7 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
                 rp->lowers++;
         if (d->wsf_new > rp->wsf_max)
                 rp->wsf_max = d->wsf_new, rp->wsf_max_t = s->time;
-        const struct zone_forecast *z = d->node >= 0 ? zone_fc(f, d->node, d->zone) : largest_zone(f);
+        const struct zone_forecast *z = d->node >= 0 ? zone_fc(f, d->node, d->zone) : forecast_largest_zone(f);
         bool raise = d->reason == WSF_RAISE_FORECAST || d->reason == WSF_RAISE_LEARNED ||
                      d->reason == WSF_RAISE_STALL || d->reason == WSF_RAISE_RECUR;
         if (raise && z)

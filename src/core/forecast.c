@@ -221,3 +221,12 @@ void forecast_free(struct forecast *f)
         f->nodes = NULL;
         f->nr_zones = f->nr_nodes = 0;
 }
+
+const struct zone_forecast *forecast_largest_zone(const struct forecast *f)
+{
+        const struct zone_forecast *best = NULL;
+        for (size_t i = 0; i < f->nr_zones; i++)
+                if (!best || f->zones[i].managed_pages > best->managed_pages)
+                        best = &f->zones[i];
+        return best;
+}

@@ -78,3 +78,7 @@ struct forecast {
 /* Needs at least two samples. out's arrays are (re)allocated. */
 int forecast_compute(const struct window *w, const struct forecast_params *p, struct forecast *out);
 void forecast_free(struct forecast *f);
+
+/* The zone with the most managed pages: the one whose numbers a decision
+ * that names no zone quotes, and is judged by. NULL without zones. */
+const struct zone_forecast *forecast_largest_zone(const struct forecast *f);

@@ -101,17 +101,6 @@ long wsf_guard(const struct forecast *f, double oom_headroom, long limit)
         return lo;
 }
 
-/* The steered zone with the most memory: the one whose numbers a decision
- * quotes. */
-static const struct zone_forecast *main_zone(const struct forecast *f)
-{
-        const struct zone_forecast *best = NULL;
-        for (size_t i = 0; i < f->nr_zones; i++)
-                if (!best || f->zones[i].managed_pages > best->managed_pages)
-                        best = &f->zones[i];
-        return best;
-}
-
 static void note_zone(struct decision *d, const struct forecast *f, const struct zone_forecast *z)
 {
         d->node = z->node;
@@ -153,7 +142,7 @@ static long shortfall_target(const struct policy_state *st, const struct policy_
         double shortfall = demand - capacity;
         if (shortfall <= 0)
                 return 0;
-        const struct zone_forecast *z = main_zone(f);
+        const struct zone_forecast *z = forecast_largest_zone(f);
         double cover = cover_time(cfg, f->time - st->episodes.cur.start);
         if (z)
                 note_zone(d, f, z);
