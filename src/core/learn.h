@@ -87,6 +87,10 @@ long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t manag
 
 /* ---- text (learn-text.c) --------------------------------------------- */
 
+/* The text is at most this long (a full state is about 11 KB): a longer
+ * one is refused unread. */
+#define LEARN_TEXT_MAX 65536
+
 /* The learned state as the text of the state directory's file (caller
  * frees *text). wall_offset: add to a sample time to get Unix time. 0 or
  * -ENOMEM. */
