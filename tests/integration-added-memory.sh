@@ -48,7 +48,7 @@ wait_samples() {        # until the trace holds N samples
 }
 
 printf 'interval = 100ms\nwindow = 3\ncompaction = no\n' > "$tmp/conf"
-RUNTIME_DIRECTORY=$tmp/run LD_PRELOAD=$shim \
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run LD_PRELOAD=$shim \
         MEMOPTIMIZER_FAULT_REDIRECT="/proc/zoneinfo=$tmp/zoneinfo;/proc/meminfo=$tmp/meminfo" \
         "$bin" --dry-run --config "$tmp/conf" --record "$tmp/trace" 2> "$tmp/log" &
 pid=$!

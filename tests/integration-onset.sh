@@ -24,7 +24,7 @@ samples() { local n; n=$(grep -c '"type":"sample"' "$tmp/trace" 2>/dev/null); ec
 
 # A horizon of 10 minutes arms the watch whatever free memory there is.
 printf 'interval = 2s\nhorizon = 10min\ncompaction = no\nlog_level = debug\n' > "$tmp/conf"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --config "$tmp/conf" --record "$tmp/trace" 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --config "$tmp/conf" --record "$tmp/trace" 2> "$tmp/log" &
 pid=$!
 for _ in $(seq 300); do [ "$(samples)" -ge 2 ] && break; sleep 0.02; done
 [ "$(samples)" -ge 2 ] || fail "no samples"

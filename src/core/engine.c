@@ -46,6 +46,11 @@ bool engine_onset_watch(const struct engine *e, double *trigger_pages_per_sec)
         return e->policy.onset_armed;
 }
 
+struct learned *engine_learned(struct engine *e)
+{
+        return &e->policy.learned;
+}
+
 void engine_write_failed(struct engine *e, const struct decision *d, bool keep_intent)
 {
         policy_write_failed(&e->policy, d, keep_intent);

@@ -46,6 +46,9 @@ long engine_wsf(const struct engine *e);
 long engine_baseline(const struct engine *e);
 /* The value last written to or read from the kernel. */
 long engine_kernel_seen(const struct engine *e);
+/* What the policy has learnt (kept in the policy state): the daemon loads,
+ * ages and saves it; a restart of the window keeps it. */
+struct learned *engine_learned(struct engine *e);
 
 /* Whether the fast path should watch free memory between samples, and
  * the rate of fall (pages per second) at which it should take a sample at

@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "engine.h"
 #include "forecast.h"
+#include "keep-learned.h"
 #include "loop.h"
 #include "policy.h"
 #include "publish.h"
@@ -54,11 +55,20 @@ struct daemon {
         struct recorder *rec;   /* record = FILE, NULL when not recording */
         struct publisher publisher;
         int exit_status;        /* non-zero: stopped for this reason */
+        struct keeper keeper;   /* what was learnt, in the state directory */
 };
 
 static bool acting(const struct daemon *d)
 {
         return !d->cfg.dry_run && !d->monitor_only;
+}
+
+/* The instance that writes the state directory: the one holding the
+ * instance lock, unless in dry-run (which does not take it, and may run
+ * beside the service). Monitor-only still learns what the kernel does. */
+static bool owns_state(const struct daemon *d)
+{
+        return d->lock_fd >= 0 && !d->cfg.dry_run;
 }
 
 static void enter_monitor_only(struct daemon *d, int err)
@@ -323,8 +333,10 @@ static void take_sample(struct daemon *d, bool onset)
                 d->ready = true;
                 sd_notify(false, "READY=1");
         }
-        if (r == 1)
+        if (r == 1) {
+                keeper_step(&d->keeper, &d->engine.forecast, d->sample.time, owns_state(d));
                 act(d, &dec);
+        }
         if (r == 1 && d->rec)
                 record_check(d, recorder_decision(d->rec, d->sample.time, &dec, acting(d)), "");
         publish(d, true, r == 1 ? &dec : NULL);
@@ -535,6 +547,7 @@ static int start(struct daemon *d, sd_event *e)
                 log_msg(d->log, LOG_ERR, "cannot set up sampling: %s", strerror(-r));
                 return r;
         }
+        keeper_start(&d->keeper, e, d->opt->learn_dir, engine_learned(&d->engine), d->log, owns_state(d));
         d->page_size = sysconf(_SC_PAGESIZE);
         d->thp_pmd_size = thp_pmd_size(d->opt->root);
         d->baseline_known = true;
@@ -575,8 +588,10 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
                         log_msg(log, LOG_ERR, "event loop failed: %s", strerror(-r));
         }
         sd_notify(false, "STOPPING=1");
-        if (d.baseline_known)
+        if (d.baseline_known) {
                 restore(&d);
+                keeper_stop(&d.keeper, owns_state(&d));
+        }
         publish_stop(&d.publisher, opt->state_dir);
         sd_event_source_unref(d.timer);
         sd_event_source_unref(d.fast);
