@@ -18,6 +18,7 @@
 #include "learn.h"
 
 #include "fixture-tree.h"
+#include "sim.h"
 
 /* A wall-clock offset as the daemon has it: booted at 2026-11-23 12:00 UTC. */
 #define BOOT_WALL 1795435200.0
@@ -384,6 +385,62 @@ static void version_1_files(void **state)
         }
 }
 
+/* test-policy's dip: an episode at 600000 pages/s then 300000 that dips to
+ * 500000 free pages of 6000000 and recovers. */
+static uint64_t dip(int t)
+{
+        static const uint64_t at[] = { 1400000, 800000, 500000 };
+        return t >= 5 && t <= 7 ? at[t - 5] : 2000000;
+}
+
+/* Steps the sim over dip() from t0 to t1; the reason of the first
+ * decision other than keep, into *d. */
+static enum wsf_reason run_dip(struct sim *s, int t0, int t1, struct decision *d)
+{
+        enum wsf_reason first = WSF_KEEP;
+        for (int t = t0; t <= t1; t++) {
+                struct synth_zone z = { .managed = 6000000, .wmark_min = 16000, .free_pages = dip(t) };
+                struct decision step;
+                if (sim_step(s, t, &z, 1, NULL, 20000000, &step) && step.reason != WSF_KEEP &&
+                    first == WSF_KEEP) {
+                        first = step.reason;
+                        *d = step;
+                }
+        }
+        return first;
+}
+
+/* What one engine learnt, written and read by the next after a reboot (its
+ * clock started an hour later), sizes the same kind of episode at once
+ * (raise-learned), where an engine that learnt nothing sizes it by kswapd's
+ * shortfall. */
+static void survives_a_restart(void **state)
+{
+        (void)state;
+        struct sim a, b, fresh;
+        struct decision d;
+        sim_init(&a, 10);
+        run_dip(&a, 0, 14, &d);
+        struct learned *la = engine_learned(&a.e);
+        assert_int_equal(la->nr_history, 1);
+        assert_true(la->dirty);
+        long need = learn_wsf_for(la, 600000, 6000000);
+        assert_true(need > 10);
+        char *text, err[256] = "";
+        assert_int_equal(learn_format(la, BOOT_WALL, &text), 0);
+
+        sim_init(&b, 10);
+        assert_int_equal(parse_text(engine_learned(&b.e), text, BOOT_WALL + 3600, err, sizeof(err)), 0);
+        assert_int_equal(run_dip(&b, 0, 5, &d), WSF_RAISE_LEARNED);
+        assert_int_equal(d.wsf_new, need);
+        sim_init(&fresh, 10);
+        assert_int_equal(run_dip(&fresh, 0, 5, &d), WSF_RAISE_FORECAST);
+        free(text);
+        sim_free(&a);
+        sim_free(&b);
+        sim_free(&fresh);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -395,6 +452,7 @@ int main(void)
                 cmocka_unit_test(bad_texts_refused),
                 cmocka_unit_test(bounds_refused),
                 cmocka_unit_test(version_1_files),
+                cmocka_unit_test(survives_a_restart),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
