@@ -11,6 +11,7 @@ static bool same(const struct config *a, const struct config *b)
 {
         return a->interval == b->interval && a->window == b->window && a->horizon == b->horizon &&
                a->max_wsf == b->max_wsf && a->calm_period == b->calm_period &&
+               a->kswapd_rate_prior == b->kswapd_rate_prior &&
                a->trend_min_r2 == b->trend_min_r2 && a->oom_headroom == b->oom_headroom &&
                a->compaction == b->compaction && a->compaction_max_order == b->compaction_max_order &&
                a->compaction_lead_time == b->compaction_lead_time && a->dry_run == b->dry_run &&
@@ -48,6 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_check(c.horizon >= 1 - 1e-9 && c.horizon <= 600 + 1e-9);
         fuzz_check(c.max_wsf >= 1 && c.max_wsf <= 3000);
         fuzz_check(c.calm_period >= 1 - 1e-9 && c.calm_period <= 3600 + 1e-9);
+        fuzz_check(c.kswapd_rate_prior == 0 ||
+                   (c.kswapd_rate_prior >= (1ull << 20) && c.kswapd_rate_prior <= (1ull << 40)));
         fuzz_check(c.trend_min_r2 >= 0 - 1e-9 && c.trend_min_r2 <= 1 + 1e-9);
         fuzz_check(c.oom_headroom >= 0 - 1e-9 && c.oom_headroom <= 0.5 + 1e-9);
         fuzz_check(c.compaction_max_order == CONFIG_ORDER_AUTO ||

@@ -25,7 +25,7 @@ promtool check rules "$src/contrib/prometheus/alerts.yml" || fail=1
 # A real metrics file, written after the first forecast (two samples).
 mkdir "$tmp/textfile"
 printf 'interval = 200ms\nwindow = 4\nmetrics_dir = %s\nmetrics_interval = 1s\n' "$tmp/textfile" > "$tmp/conf"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
 pid=$!
 wait_for --pid "$pid" 20 "a forecast in the metrics file" \
         logged "$tmp/textfile/memoptimizer.prom" '^memoptimizer_forecast_low_watermark_seconds' || true

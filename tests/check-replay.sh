@@ -94,7 +94,7 @@ done
 
 # --- the daemon records in --dry-run ------------------------------------
 printf 'interval = 100ms\nwindow = 3\n' > "$tmp/conf"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run --record "$tmp/daemon.jsonl" 2> "$tmp/log" & pid=$!
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run --record "$tmp/daemon.jsonl" 2> "$tmp/log" & pid=$!
 wait_ready "$pid" && wait_for --pid "$pid" 20 "5 samples in the daemon's trace" trace_samples "$tmp/daemon.jsonl" 5 ||
         bad "daemon with --record: $(cat "$tmp/log")"
 stop "$pid"
@@ -104,7 +104,7 @@ grep -q '"source":"daemon"' "$tmp/daemon.jsonl" || bad "daemon trace header"
 grep -q "recorded decisions: " "$tmp/out" || bad "no comparison with the recorded decisions"
 # record = FILE, and a reload that names another file switches to it
 printf 'interval = 100ms\nwindow = 3\nrecord = %s\n' "$tmp/a.jsonl" > "$tmp/rconf"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/rconf" --dry-run 2> "$tmp/log" & pid=$!
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/rconf" --dry-run 2> "$tmp/log" & pid=$!
 wait_ready "$pid" && wait_for --pid "$pid" 20 "a sample in a.jsonl" trace_samples "$tmp/a.jsonl" || bad "record = FILE: $(cat "$tmp/log")"
 printf 'interval = 100ms\nwindow = 3\nrecord = %s\n' "$tmp/b.jsonl" > "$tmp/rconf"
 kill -HUP "$pid"
@@ -118,7 +118,7 @@ grep -q "recording a trace to $tmp/b.jsonl" "$tmp/log" || bad "reload did not sw
 # record_max_size: the daemon rotates FILE to FILE.1 and says so; a reload
 # that changes the interval rotates too; every file replays
 printf 'interval = 100ms\nwindow = 3\nrecord = %s\nrecord_max_size = 64K\n' "$tmp/r.jsonl" > "$tmp/rconf"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/rconf" --dry-run 2> "$tmp/log" & pid=$!
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/rconf" --dry-run 2> "$tmp/log" & pid=$!
 wait_for --pid "$pid" 30 "a size rotation" logged "$tmp/log" "reached record_max_size" || true
 grep -q "trace $tmp/r.jsonl reached record_max_size; the part before is in $tmp/r.jsonl.1" "$tmp/log" ||
         bad "no size rotation within 30 s: $(cat "$tmp/log")"
@@ -139,11 +139,11 @@ printf 'record = relative.jsonl\n' > "$tmp/rel"
 status=0; "$bin" --check-config -c "$tmp/rel" 2> "$tmp/err" || status=$?
 [ "$status" -eq 1 ] && grep -q "$tmp/rel:1: invalid value 'relative.jsonl' for record" "$tmp/err" ||
         bad "relative record path: $status $(cat "$tmp/err")"
-status=0; RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --record "$tmp/no/dir/t" 2> "$tmp/err" || status=$?
+status=0; STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run --record "$tmp/no/dir/t" 2> "$tmp/err" || status=$?
 [ "$status" -eq 2 ] && grep -q "record: cannot write $tmp/no/dir/t" "$tmp/err" || bad "daemon, unwritable record: $status"
 # a trace that cannot grow (RLIMIT_FSIZE 0: EFBIG, SIGXFSZ ignored); the
 # log goes through a pipe, which the limit does not cover
-(ulimit -f 0; RUNTIME_DIRECTORY=$tmp/run exec "$bin" --dry-run --record "$tmp/big.jsonl") 2>&1 > /dev/null |
+(ulimit -f 0; STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run exec "$bin" --dry-run --record "$tmp/big.jsonl") 2>&1 > /dev/null |
         cat > "$tmp/err" && status=0 || status=${PIPESTATUS[0]}
 [ "$status" -eq 2 ] && grep -q "cannot write $tmp/big.jsonl: File too large" "$tmp/err" ||
         bad "daemon, record past the file size limit: $status $(cat "$tmp/err")"

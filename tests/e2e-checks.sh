@@ -8,6 +8,7 @@ MSGID_RELOAD=97615faba55b4e1cbdc8aa41d5ad405d
 MSGID_RESTORE=9b333cc74221435da8711887535c19dd
 MSGID_START=6df4ba32e1784311bff3ad22c73222b7
 MSGID_ADOPT=568d340cae72420e8137e591ce8c0346
+MSGID_EPISODE=69fc4fc1872f470a91b187c308ff607a
 say() { printf '\n=== %s\n' "$*"; }
 pass() { checks=$((checks + 1)); echo "PASS: $*"; }
 fail() { checks=$((checks + 1)); failures=$((failures + 1)); echo "FAIL: $*"; }

@@ -33,7 +33,7 @@ grow() {        # grow PAGES [meminfo]: the zone's managed, and MemTotal too if 
                 cat "$tmp/m.new" > "$tmp/meminfo"
         fi
 }
-samples() { grep -c '"type":"sample"' "$tmp/trace" 2>/dev/null || true; }
+samples() { local n; n=$(grep -c '"type":"sample"' "$tmp/trace" 2>/dev/null); echo "${n:-0}"; }
 # The managed count of the zone in the newest sample of the trace.
 traced() {
         tail -n 1 "$tmp/trace" | grep -o "\"zone\":\"$zone\",\"managed_pages\":[0-9]*" | head -n 1 | sed 's/.*://'
@@ -48,7 +48,7 @@ wait_samples() {        # until the trace holds N samples
 }
 
 printf 'interval = 100ms\nwindow = 3\ncompaction = no\n' > "$tmp/conf"
-RUNTIME_DIRECTORY=$tmp/run LD_PRELOAD=$shim \
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run LD_PRELOAD=$shim \
         MEMOPTIMIZER_FAULT_REDIRECT="/proc/zoneinfo=$tmp/zoneinfo;/proc/meminfo=$tmp/meminfo" \
         "$bin" --dry-run --config "$tmp/conf" --record "$tmp/trace" 2> "$tmp/log" &
 pid=$!

@@ -24,7 +24,7 @@ wait_n() { wait_samples "$pid" "$tmp/log" "$1" || fail "only $(samples "$tmp/log
 
 # max_wsf below the baseline and no compaction: it never writes by itself.
 printf 'interval = 100ms\nwindow = 3\nmax_wsf = 1\ncompaction = no\nlog_level = debug\n' > "$tmp/conf"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" 2> "$tmp/log" &
 pid=$!
 wait_n 3
 echo "$theirs" > "$wsf"

@@ -33,7 +33,7 @@ plant() { mkdir -p "$run"; printf 'baseline=%s\nwritten=%s\npid=1\n' "$now" "$no
 expect() {      # STATUS MESSAGE COMMAND...: exit status (within 10 s) and a line of stderr
         local want=$1 msg=$2 status=0
         shift 2
-        RUNTIME_DIRECTORY=$run timeout 10 "$@" > "$tmp/out" 2> "$tmp/err" || status=$?
+        STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$run timeout 10 "$@" > "$tmp/out" 2> "$tmp/err" || status=$?
         [ "$status" -eq "$want" ] || fail "'${*:2}' exited $status, want $want"
         grep -qF -- "$msg" "$tmp/err" || fail "'${*:2}' did not say '$msg'"
 }
@@ -56,9 +56,9 @@ done
 expect 1 "'restore' is a command and must come first" "$bin" status restore
 expect 1 "invalid option" "$bin" status -n
 [ -f "$run/state" ] || fail "a misplaced command word acted on the state file"
-RUNTIME_DIRECTORY=$run "$bin" status --json -c "$tmp/conf" > "$tmp/out" || fail "status --json -c FILE"
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$run "$bin" status --json -c "$tmp/conf" > "$tmp/out" || fail "status --json -c FILE"
 grep -q '"schema_version"' "$tmp/out" || fail "status --json printed no document"
-"$bin" --help | grep -q 'A command (status, restore, record, replay) is the first argument' ||
+"$bin" --help | grep -q 'A command (status, restore, forget, record, replay) is the first argument' ||
         fail "--help does not state the grammar"
 echo "ok: a command word after options is refused and runs nothing"
 
@@ -66,7 +66,7 @@ echo "ok: a command word after options is refused and runs nothing"
 # Acting (it takes the instance lock) but never writing: max_wsf 1.
 printf 'interval = 100ms\nwindow = 3\nmax_wsf = 1\ncompaction = no\nlog_level = debug\n' > "$tmp/acting.conf"
 rm -f "$run/state"
-RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/acting.conf" 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/acting.conf" 2> "$tmp/log" &
 pid=$!
 wait_for grep -q 'debug: sample 2:' "$tmp/log"
 plant
@@ -76,7 +76,7 @@ kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
 pid=
 status=0
-RUNTIME_DIRECTORY=$run "$bin" restore 2> "$tmp/err" || status=$?
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$run "$bin" restore 2> "$tmp/err" || status=$?
 [ "$status" -eq 0 ] || fail "restore after the daemon was killed exited $status"
 [ ! -e "$run/state" ] || fail "restore after the daemon was killed left the state file"
 echo "ok: restore refuses while the daemon runs, acts once it is gone"
@@ -117,7 +117,7 @@ expect 1 "$tmp/pub/t.jsonl exists; not overwriting it" "$bin" record -o "$tmp/pu
 [ "$(cat "$tmp/secret")" = "root only" ] || fail "the link's target was written"
 expect 1 "invalid --record 'pub/t.jsonl'; an absolute file name" "$bin" --config "$tmp/conf" --dry-run --record pub/t.jsonl
 trace=$tmp/trace.jsonl
-RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run --record "$trace" 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run --record "$trace" 2> "$tmp/log" &
 pid=$!
 wait_for has_lines "$trace" 3
 expect 2 "$trace is being written by another memoptimizer" "$bin" --config "$tmp/conf" --dry-run --record "$trace"
@@ -127,7 +127,7 @@ kill -TERM "$pid"
 wait "$pid" || fail "the first daemon exited $?"
 pid=
 earlier=$(lines "$trace")
-RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run --record "$trace" 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run --record "$trace" 2> "$tmp/log" &
 pid=$!
 wait_for test -e "$trace.1"
 wait_for has_lines "$trace" 3
@@ -141,9 +141,9 @@ echo "ok: traces never follow a link, one writer each"
 
 # --- 5. the daemon's locks
 expect 2 "$tmp/pub is owned by neither root nor this user, or others can write it" \
-        env RUNTIME_DIRECTORY="$tmp/pub" "$bin" --config "$tmp/acting.conf"
+        env STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY="$tmp/pub" "$bin" --config "$tmp/acting.conf"
 rm -rf "$run"
-RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
 pid=$!
 wait_for test -e "$run/live.json"
 [ "$(stat -c %a "$run/live.lock")" = 600 ] || fail "live.lock has mode $(stat -c %a "$run/live.lock")"
@@ -156,16 +156,16 @@ if [ ${#as_other[@]} -gt 0 ]; then
         "${as_other[@]}" flock -n "$run/live.lock" sleep 30 2> /dev/null &
         holder=$!
 fi
-RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
 pid=$!
 wait_for test -e "$run/live.json"
-RUNTIME_DIRECTORY=$run "${as_other[@]}" "$bin" status --json > "$tmp/out" || fail "status as another user"
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$run "${as_other[@]}" "$bin" status --json > "$tmp/out" || fail "status as another user"
 grep -q '"state": "running"' "$tmp/out" || fail "status as another user: $(grep '"detail"' "$tmp/out")"
 kill -KILL "$pid"
 wait "$pid" 2> /dev/null || true
 pid=
 if [ -n "$holder" ]; then kill "$holder" 2> /dev/null || true; wait "$holder" 2> /dev/null || true; fi
-RUNTIME_DIRECTORY=$run "${as_other[@]}" "$bin" status --json > "$tmp/out" || fail "status as another user"
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$run "${as_other[@]}" "$bin" status --json > "$tmp/out" || fail "status as another user"
 grep -q '"state": "not-running"' "$tmp/out" && grep -q 'has exited without removing it' "$tmp/out" ||
         fail "status after SIGKILL: $(grep '"detail"' "$tmp/out")"
 echo "PASS${as_other[*]:+ (the other user: nobody)}"

@@ -44,7 +44,7 @@ wait_for() {
 # (its signal handlers are set up before the first sample)
 start() {
         : > "$tmp/log"
-        RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run -v "$@" 2> "$tmp/log" &
+        STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --dry-run -v "$@" 2> "$tmp/log" &
         pid=$!
         wait_for 'debug: sample 1:' || fail "daemon $* did not sample"
 }
@@ -101,7 +101,7 @@ for f in "$tmp/dir" "$tmp/link" "$tmp/fifo" /dev/zero; do
         for cmd in "--check-config -c" "--dry-run -c" "replay $trace -c"; do
                 status=0
                 # shellcheck disable=SC2086
-                RUNTIME_DIRECTORY=$tmp/run timeout 10 "$bin" $cmd "$f" > "$tmp/out" 2> "$tmp/err" || status=$?
+                STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run timeout 10 "$bin" $cmd "$f" > "$tmp/out" 2> "$tmp/err" || status=$?
                 [ "$status" -eq 1 ] || fail "$cmd $f: exit status $status (124: still reading after 10 s)"
                 grep -q "$f: .*, not a regular file" "$tmp/err" || fail "$cmd $f: $(cat "$tmp/err")"
         done
@@ -121,7 +121,7 @@ status=0
 echo "PASS: --check-config refuses compaction_max_order $orders with FILE:LINE, takes $((orders - 1)) ($orders orders in /proc/buddyinfo)"
 
 status=0
-RUNTIME_DIRECTORY=$tmp/run timeout 10 "$bin" --dry-run -c "$tmp/beyond" 2> "$tmp/log" || status=$?
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run timeout 10 "$bin" --dry-run -c "$tmp/beyond" 2> "$tmp/log" || status=$?
 [ "$status" -eq 1 ] || fail "daemon with compaction_max_order $orders: exit status $status (124: it ran)"
 grep -qF "$want; not starting" "$tmp/log" || fail "daemon with compaction_max_order $orders: no FILE:LINE"
 echo "PASS: the daemon does not start with it (exit 1, FILE:LINE)"

@@ -28,7 +28,7 @@ private_wsf "$tmp" ||
         where="vm.watermark_scale_factor (user namespaces are not allowed here: the real one, which others may write)"
 before=$(cat "$WSF_FILE")
 printf 'interval = 100ms\nwindow = 4\nlog_level = debug\n' > "$tmp/conf"
-RUNTIME_DIRECTORY=$tmp/run "${PRIVATE_WSF[@]}" "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "${PRIVATE_WSF[@]}" "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
 pid=$!
 # Enough samples for forecasts and decisions on a full window.
 wait_ready "$pid" && wait_samples "$pid" "$tmp/log" 12 || { cat "$tmp/log"; exit 1; }
@@ -69,11 +69,11 @@ status=0
 # before it is ready). max_wsf below the baseline and no compaction keep
 # the first from ever acting.
 printf 'interval = 100ms\nmax_wsf = 1\ncompaction = no\n' > "$tmp/first"
-RUNTIME_DIRECTORY=$tmp/run "${PRIVATE_WSF[@]}" "$bin" --config "$tmp/first" 2> "$tmp/first.log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "${PRIVATE_WSF[@]}" "$bin" --config "$tmp/first" 2> "$tmp/first.log" &
 pid=$!
 wait_ready "$pid" || { cat "$tmp/first.log"; exit 1; }
 status=0
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/first" 2> "$tmp/second.log" || status=$?
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/first" 2> "$tmp/second.log" || status=$?
 kill -TERM "$pid"; wait "$pid" || true; pid=
 [ "$status" -eq 1 ] || { echo "FAIL: a second instance exited $status, not 1"; cat "$tmp/second.log"; exit 1; }
 grep -q 'another memoptimizer is running' "$tmp/second.log" || { echo "FAIL: no clear refusal"; cat "$tmp/second.log"; exit 1; }

@@ -39,7 +39,7 @@ denied() {      # denied ERRNO-TEXT COMMAND...: run, stop, check the one line
         local what=$1
         shift
         : > "$tmp/log"
-        RUNTIME_DIRECTORY=$tmp/run "$@" --config "$tmp/conf" 2>> "$tmp/log" &
+        STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$@" --config "$tmp/conf" 2>> "$tmp/log" &
         pid=$!
         # Ready, then ten samples more: the line is not repeated.
         wait_ready "$pid" || fail "$what: not ready"
@@ -72,7 +72,7 @@ cp "$tmp/zoneinfo" "$tmp/zoneinfo.good"
 printf 'interval = 100ms\nwindow = 32\nlog_level = debug\n' > "$tmp/conf"
 : > "$tmp/log"
 MEMOPTIMIZER_FAULT_REDIRECT="/proc/buddyinfo=$tmp/buddyinfo;/proc/zoneinfo=$tmp/zoneinfo" \
-        LD_PRELOAD=$shim RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2>> "$tmp/log" &
+        LD_PRELOAD=$shim STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2>> "$tmp/log" &
 pid=$!
 wait_count 'debug: sample ' 5
 episodes=0
@@ -141,7 +141,7 @@ if [ "$(id -u)" -eq 0 ]; then
                 fail "a file owned by nobody: exit $status, $(cat "$tmp/err")"
         chown root "$tmp/conf"
         : > "$tmp/log"
-        RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2>> "$tmp/log" &
+        STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2>> "$tmp/log" &
         pid=$!
         wait_count 'debug: sample ' 3
         printf 'interval = 100ms\nwindow = 16\nlog_level = debug\n' > "$tmp/conf"

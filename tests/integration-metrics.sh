@@ -28,7 +28,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 wsf=$(cat /proc/sys/vm/watermark_scale_factor)
 mkdir "$tmp/textfile"
 printf 'interval = 200ms\nwindow = 4\nmetrics_dir = %s\nmetrics_interval = 1s\n' "$tmp/textfile" > "$tmp/conf"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
 pid=$!
 
 # A free port: node_exporter exits at once when the port is taken.
@@ -119,8 +119,8 @@ ts=$(value memoptimizer_last_sample_timestamp_seconds)
 check "last sample within 5 s" "$ts > $now - 5 && $ts <= $now + 1" "$ts $now"
 
 # status --json sees the same daemon (python3 is there: meson runs on it).
-RUNTIME_DIRECTORY=$tmp/run "$bin" status --json > "$tmp/status.json"
-RUNTIME_DIRECTORY=$tmp/run "$bin" status > "$tmp/status.txt"
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" status --json > "$tmp/status.json"
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" status > "$tmp/status.txt"
 python3 - "$tmp/status.json" "$wsf" <<'PY' || fail "status --json: $(cat "$tmp/status.json")"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -142,5 +142,5 @@ wait "$pid" || fail "daemon exit status $?"
 pid=
 [ -z "$(ls -A "$tmp/textfile")" ] || fail "files left after stop: $(ls -A "$tmp/textfile")"
 curl -fsS "http://127.0.0.1:$port/metrics" | grep -q '^memoptimizer_' && fail "node_exporter still serves memoptimizer series"
-RUNTIME_DIRECTORY=$tmp/run "$bin" status --json | grep -q '"state": "not-running"' || fail "status after stop"
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" status --json | grep -q '"state": "not-running"' || fail "status after stop"
 echo "PASS: node_exporter on 127.0.0.1:$port served $(grep -c '^memoptimizer_' "$tmp/scrape") memoptimizer samples over $(echo "$zones" | wc -w) zones; removed on stop"

@@ -33,11 +33,11 @@ mkdir -m 755 "$tmp/run"
 [ "$(id -u)" -eq 0 ] && chown nobody "$tmp/run"
 journal=
 [ -S /run/systemd/journal/socket ] || journal=$(stat -c '%d:%i' "$tmp/log")
-JOURNAL_STREAM=$journal RUNTIME_DIRECTORY=$tmp/run "${as_user[@]}" "$bin" --config "$tmp/conf" 2>> "$tmp/log" &
+JOURNAL_STREAM=$journal STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "${as_user[@]}" "$bin" --config "$tmp/conf" 2>> "$tmp/log" &
 pid=$!
 # Ready (its first sample taken), and its live.json written (at the first
 # forecast): status --json then sees it running.
-running() { RUNTIME_DIRECTORY=$tmp/run "$bin" status --json > "$tmp/status.json" && grep -q '"state": "running"' "$tmp/status.json"; }
+running() { STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" status --json > "$tmp/status.json" && grep -q '"state": "running"' "$tmp/status.json"; }
 wait_ready "$pid" && wait_for --pid "$pid" 20 "status --json saying running" running || { cat "$tmp/log"; exit 1; }
 kill -TERM "$pid"
 status=0

@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*"; cat "$tmp/log" 2>/dev/null; exit 1; }
 # Not a dry run (the lock is taken only then), but max_wsf below any
 # baseline and no compaction: it never writes to the kernel.
 printf 'interval = 100ms\nwindow = 3\nmax_wsf = 1\ncompaction = no\nlog_level = debug\n' > "$tmp/conf"
-(umask 0; RUNTIME_DIRECTORY=$tmp/run exec "$bin" --config "$tmp/conf" 2> "$tmp/log") &
+(umask 0; STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run exec "$bin" --config "$tmp/conf" 2> "$tmp/log") &
 pid=$!
 wait_samples "$pid" "$tmp/log" 2 || fail "the daemon did not sample"
 grep -E '^(Cap|NoNewPrivs)' "/proc/$pid/status" | tee "$tmp/status"

@@ -37,7 +37,7 @@ show() { grep -v 'debug: sample ' "$1" || true; }
 
 # tests/raise.conf: a steady 1 GiB/s calls for a raise, at most to 200.
 { cat "$(dirname "$0")/raise.conf"; echo "log_level = debug"; } > "$tmp/conf"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" 2> "$tmp/log" &
 pid=$!
 wait_ready "$pid" || { show "$tmp/log"; exit 1; }
 zone_pages > "$tmp/zones.before"
@@ -95,7 +95,7 @@ grep -q "^written=$left\$" "$tmp/run/state" || { echo "FAIL: state file does not
 # than 10 s unless the machine stalls, which is checked.
 calm=10 watch=15
 sed "s/^calm_period = .*/calm_period = ${calm}s/" "$tmp/conf" > "$tmp/conf2"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf2" 2> "$tmp/log2" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf2" 2> "$tmp/log2" &
 pid=$!
 wait_ready "$pid" || { show "$tmp/log2"; exit 1; }
 t0=${EPOCHREALTIME//[!0-9]/}
@@ -117,6 +117,7 @@ cat "$tmp/log2" >> "$tmp/log"
 [ "$status" -eq 0 ] || { echo "FAIL: exit status $status"; exit 1; }
 after=$(cat "$wsf")
 [ "$after" = "$boot" ] || { echo "FAIL: after SIGTERM the scale factor is $after, not $boot"; exit 1; }
-logged "$tmp/log" "restored vm.watermark_scale_factor $left -> $boot" || { echo "FAIL: restore not logged"; exit 1; }
+# (the second instance may have raised again from $left: what it restores is its baseline)
+logged "$tmp/log" "restored vm.watermark_scale_factor [0-9]* -> $boot" || { echo "FAIL: restore not logged"; exit 1; }
 [ ! -e "$tmp/run/state" ] || { echo "FAIL: state file left behind"; exit 1; }
 echo "PASS: raised $boot -> $raised, held $left for $watch samples ($watched_ms ms) after a restart, restored $boot on SIGTERM"

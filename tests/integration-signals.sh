@@ -61,7 +61,7 @@ printf 'interval = 100ms\nwindow = 3\n' > "$tmp/conf"
 run() {         # TRACE [OPTIONS...]: a dry-run daemon recording to TRACE, stderr to $tmp/log
         local trace=$1
         shift
-        RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run --record "$trace" "$@" 2> "$tmp/log" &
+        STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run --record "$trace" "$@" 2> "$tmp/log" &
         pid=$!
         wait_lines "$trace" 3
 }
@@ -82,7 +82,7 @@ mkfifo "$tmp/pipe"
 cat "$tmp/pipe" > "$tmp/log" &
 readerpid=$!
 rm -f "$tmp/t.jsonl"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run --verbose --record "$tmp/t.jsonl" 2> "$tmp/pipe" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run --verbose --record "$tmp/t.jsonl" 2> "$tmp/pipe" &
 pid=$!
 wait_lines "$tmp/t.jsonl" 3
 kill "$readerpid"
@@ -102,7 +102,7 @@ exec 4< "$tmp/pipe"     # the reader's end, for later
 # Fill it (page by page, then byte by byte), so that the first log line blocks.
 dd if=/dev/zero of="$tmp/pipe" bs=4096 count=256 oflag=nonblock status=none 2>/dev/null || true
 dd if=/dev/zero of="$tmp/pipe" bs=1 count=8192 oflag=nonblock status=none 2>/dev/null || true
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/pipe" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/pipe" &
 pid=$!
 blocked=
 for _ in $(seq 200); do          # until it sits in write(2, ...)
@@ -140,9 +140,9 @@ avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
 [ "$avail_kb" -ge $((8 * 1024 * 1024)) ] || { echo "PASS (without the root part: needs 8 GiB available)"; exit 0; }
 wrote_wsf=1
 ceiling=$((boot + 20))
-printf 'interval = 100ms\nwindow = 3\nhorizon = 60s\nmax_wsf = %d\ncalm_period = 10min\ncompaction = no\n' "$ceiling" > "$tmp/root.conf"
+printf 'interval = 100ms\nwindow = 3\nhorizon = 60s\nmax_wsf = %d\ncalm_period = 10min\ncompaction = no\nkswapd_rate_prior = 1M/s\n' "$ceiling" > "$tmp/root.conf"
 rm -f "$tmp/t.jsonl"
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/root.conf" --record "$tmp/t.jsonl" 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/root.conf" --record "$tmp/t.jsonl" 2> "$tmp/log" &
 pid=$!
 wait_lines "$tmp/t.jsonl" 3
 "$hog" --size 4G --rate 1G --hold 60s > /dev/null &

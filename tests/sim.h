@@ -10,6 +10,7 @@ struct sim {
         struct engine e;
         struct engine_params p;
         long kernel_wsf;
+        double t_offset;        /* added to every step's time (sim_step_shift()) */
 };
 
 static inline void sim_init(struct sim *s, long boot)
@@ -18,7 +19,7 @@ static inline void sim_init(struct sim *s, long boot)
         assert_int_equal(engine_init(&s->e, 8, boot, boot), 0);
         s->kernel_wsf = boot;
         s->p.policy = (struct policy_config){
-                .interval = 1, .horizon = 10, .calm_period = 30, .lead_time = 10,
+                .interval = 1, .horizon = 10, .calm_period = 3, .lead_time = 10,
                 .max_wsf = 1000, .oom_headroom = 0.05, .compaction = true, .writes = true,
         };
         s->p.forecast = (struct forecast_params){ .min_r2 = 0.6, .min_points = 8 };
@@ -31,7 +32,7 @@ static inline bool sim_step(struct sim *s, double t, const struct synth_zone *zs
 {
         struct sample smp;
         bool restarted;
-        synth_sample(&smp, t, s->kernel_wsf, zs, n, vm, reclaimable);
+        synth_sample(&smp, t + s->t_offset, s->kernel_wsf, zs, n, vm, reclaimable);
         int r = engine_step(&s->e, &s->p, &smp, d, &restarted);
         assert_true(r >= 0);
         if (r == 0)
@@ -39,6 +40,13 @@ static inline bool sim_step(struct sim *s, double t, const struct synth_zone *zs
         if (d->reason != WSF_KEEP && s->p.policy.writes)
                 s->kernel_wsf = d->wsf_new;
         return true;
+}
+
+/* Later steps' times start `secs` after the first step's: the same series
+ * again, later. */
+static inline void sim_step_shift(struct sim *s, double secs)
+{
+        s->t_offset += secs;
 }
 
 static inline void sim_free(struct sim *s)

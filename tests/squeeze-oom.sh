@@ -39,9 +39,9 @@ size=$((avail - leave))
 [ "$size" -gt $((1024 * 1024)) ] || { echo "SKIP: only $((avail / 1024)) MiB available"; exit 77; }
 echo "MemTotal $((total / 1024)) MiB, MemAvailable $((avail / 1024)) MiB: pinning $((size / 1024)) MiB, leaving $((leave / 1024)) MiB"
 
-printf 'interval = 100ms\nwindow = 3\nhorizon = 10min\nmax_wsf = 3000\ntrend_min_r2 = 0\noom_headroom = 0%%\ncalm_period = 1h\ncompaction = yes\n' > "$tmp/conf"
+printf 'interval = 100ms\nwindow = 3\nhorizon = 10min\nmax_wsf = 3000\ntrend_min_r2 = 0\noom_headroom = 0%%\ncalm_period = 1h\ncompaction = yes\nkswapd_rate_prior = 1M/s\n' > "$tmp/conf"
 oom_before=$(oom)
-RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" 2> "$tmp/log" &
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "$bin" --config "$tmp/conf" 2> "$tmp/log" &
 pid=$!
 wait_ready "$pid" || { cat "$tmp/log"; exit 1; }
 "$hog" --size "${size}K" --rate 2G --hold 20s --no-thp > "$tmp/hog.out" 2>&1 &

@@ -52,15 +52,17 @@ static int start(void **state)
         p->pid = fork();
         assert_true(p->pid >= 0);
         if (p->pid == 0) {
-                char conf[128], log[128], pid[32], run[128];
+                char conf[128], log[128], pid[32], run[128], lib[128];
                 snprintf(conf, sizeof(conf), "%s/conf", p->dir);
                 snprintf(log, sizeof(log), "%s/log", p->dir);
                 snprintf(run, sizeof(run), "%s/run", p->dir);
+                snprintf(lib, sizeof(lib), "%s/lib", p->dir);
                 snprintf(pid, sizeof(pid), "%d", (int)getpid());
                 setenv("NOTIFY_SOCKET", sa.sun_path, 1);
                 setenv("WATCHDOG_USEC", "400000", 1);
                 setenv("WATCHDOG_PID", pid, 1);
                 setenv("RUNTIME_DIRECTORY", run, 1);
+                setenv("STATE_DIRECTORY", lib, 1);
                 if (!freopen(log, "w", stderr))
                         _exit(127);
                 execl(daemon_path, daemon_path, "--dry-run", "--config", conf, (char *)NULL);

@@ -19,7 +19,7 @@ trap cleanup EXIT
 private_wsf "$tmp" || true
 before=$(cat "$WSF_FILE")
 printf 'interval = 100ms\nwindow = 8\nlog_level = debug\n' > "$tmp/conf"
-RUNTIME_DIRECTORY=$tmp/run "${PRIVATE_WSF[@]}" valgrind -q --leak-check=full --show-leak-kinds=all \
+STATE_DIRECTORY=$tmp/lib RUNTIME_DIRECTORY=$tmp/run "${PRIVATE_WSF[@]}" valgrind -q --leak-check=full --show-leak-kinds=all \
         --errors-for-leak-kinds=all --error-exitcode=99 --log-file="$tmp/vg" \
         "$bin" --config "$tmp/conf" --dry-run 2> "$tmp/log" &
 pid=$!

@@ -10,6 +10,8 @@
 
 #include "config.h"
 #include "daemon.h"
+#include "forget.h"
+#include "learn-file.h"
 #include "log.h"
 #include "loop.h"
 #include "record.h"
@@ -25,14 +27,15 @@ static void usage(FILE *out)
         fprintf(out,
                 "Usage: memoptimizer [OPTIONS]            run in the foreground\n"
                 "       memoptimizer status [--json] [-c FILE]\n"
-                "                                         show the memory state, the baseline and the daemon's view\n"
+                "                                         show the memory state, the baseline, the daemon's view and what it learnt\n"
                 "       memoptimizer restore              put back the baseline a stopped daemon left\n"
+                "       memoptimizer forget               remove what the daemon learnt; it learns afresh\n"
                 "       memoptimizer --check-config [-c FILE]\n"
                 "       memoptimizer record [-o FILE|--output=FILE] [--interval=D] [--duration=D]\n"
                 "                                         write a trace of the memory state, no root needed\n"
                 "       memoptimizer replay FILE [-c FILE|--config=FILE] [--score] [--csv]\n"
                 "                                         what the daemon would have done on a trace\n"
-                "A command (status, restore, record, replay) is the first argument, its options\n"
+                "A command (status, restore, forget, record, replay) is the first argument, its options\n"
                 "follow it; a command's name anywhere else is refused.\n"
                 "\n"
                 "Forecasts free-memory exhaustion and fragmentation a few seconds ahead and\n"
@@ -56,10 +59,10 @@ static void usage(FILE *out)
         fprintf(out, "\n\nSee memoptimizer(8).\n");
 }
 
-enum command { CMD_DAEMON, CMD_STATUS, CMD_RESTORE };
+enum command { CMD_DAEMON, CMD_STATUS, CMD_RESTORE, CMD_FORGET };
 
 /* The words that name a command; one must come first on the line. */
-static const char *const command_words[] = { "status", "restore", "record", "replay", NULL };
+static const char *const command_words[] = { "status", "restore", "forget", "record", "replay", NULL };
 
 struct cli {
         enum command cmd;
@@ -82,7 +85,7 @@ static const struct option daemon_opts[] = {
         {}
 };
 static const struct option status_opts[] = { OPT_CONFIG, { "json", no_argument, NULL, OPT_JSON }, OPT_HELP, {} };
-static const struct option restore_opts[] = { OPT_HELP, {} };
+static const struct option restore_opts[] = { OPT_HELP, {} };    /* restore's and forget's */
 
 /* Each command's options; "+": the first word that is not an option ends
  * them, and is refused below. */
@@ -93,6 +96,7 @@ static const struct {
         [CMD_DAEMON] = { "+c:ni:vhV", daemon_opts },
         [CMD_STATUS] = { "+c:h", status_opts },
         [CMD_RESTORE] = { "+h", restore_opts },
+        [CMD_FORGET] = { "+h", restore_opts },
 };
 
 static bool is_command_word(const char *w)
@@ -221,12 +225,21 @@ int main(int argc, char **argv)
                 .config_path = CONFIG_DEFAULT_PATH, .root = "",
                 .state_dir = rt && *rt ? rt : STATE_DIR,
         } };
-        c.cmd = strcmp(word, "status") == 0 ? CMD_STATUS : strcmp(word, "restore") == 0 ? CMD_RESTORE : CMD_DAEMON;
+        c.cmd = strcmp(word, "status") == 0 ? CMD_STATUS : strcmp(word, "restore") == 0 ? CMD_RESTORE :
+                strcmp(word, "forget") == 0 ? CMD_FORGET : CMD_DAEMON;
         int r = c.cmd == CMD_DAEMON ? parse_args(argc, argv, &c) : parse_args(argc - 1, argv + 1, &c);
         if (r >= 0)
                 return r;
-        if (c.cmd == CMD_STATUS)
+        if (c.cmd == CMD_STATUS || c.cmd == CMD_FORGET)
                 loop_signals_give_back(&signals);
+        /* set by systemd's StateDirectory= */
+        char learn_dir[PATH_MAX];
+        r = learn_dir_resolve(getenv("STATE_DIRECTORY"), learn_dir, sizeof(learn_dir));
+        if (r < 0) {
+                fprintf(stderr, "memoptimizer: STATE_DIRECTORY: %s\n", r == -EINVAL ? "not an absolute path" : strerror(-r));
+                return 1;
+        }
+        c.opt.learn_dir = learn_dir;
 
         /* Nothing memoptimizer does needs a capability (see privilege.h). */
         r = privilege_drop();
@@ -236,6 +249,8 @@ int main(int argc, char **argv)
         }
         if (c.cmd == CMD_RESTORE)
                 return restore_main(c.opt.root, c.opt.state_dir);
+        if (c.cmd == CMD_FORGET)
+                return forget_main(c.opt.learn_dir);
 
         struct config cfg;
         char err[ERR_MSG_MAX];
@@ -252,7 +267,7 @@ int main(int argc, char **argv)
         if (c.check_config)
                 return check_config(c.opt.config_path, c.opt.root, &cfg);
         if (c.cmd == CMD_STATUS)
-                return status_print(stdout, c.opt.root, c.opt.state_dir, &cfg, c.json);
+                return status_print(stdout, c.opt.root, c.opt.state_dir, c.opt.learn_dir, &cfg, c.json);
 
         daemon_apply_overrides(&c.opt, &cfg);
         struct logger log;

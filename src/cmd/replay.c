@@ -47,6 +47,7 @@ struct replay {
         uint64_t prev_allocstall, prev_compact_stall;
         /* the summary */
         size_t raises, lowers, adopts, compactions, backoffs;
+        size_t onset_samples;           /* taken early by the recording daemon's fast path */
         size_t rec_decisions, rec_raises, rec_lowers, rec_compactions;
         size_t acted, same, differ;
         long max_diff, wsf_max;
@@ -137,9 +138,12 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
                 rp->lowers++;
         if (d->wsf_new > rp->wsf_max)
                 rp->wsf_max = d->wsf_new, rp->wsf_max_t = s->time;
-        const struct zone_forecast *z = d->node >= 0 ? zone_fc(f, d->node, d->zone) : NULL;
-        if (d->reason == WSF_RAISE_FORECAST && z)
-                return score_raise(&rp->score, s->time, z->node, z->name, (double)z->wmark_low, z->free_pages);
+        const struct zone_forecast *z = d->node >= 0 ? zone_fc(f, d->node, d->zone) : forecast_largest_zone(f);
+        bool raise = d->reason == WSF_RAISE_FORECAST || d->reason == WSF_RAISE_LEARNED ||
+                     d->reason == WSF_RAISE_STALL || d->reason == WSF_RAISE_RECUR;
+        if (raise && z)
+                return score_raise(&rp->score, s->time, d->onset ? SCORE_ONSET : (int)d->reason, z->node,
+                                   z->name, (double)z->wmark_low, z->free_pages);
         return 0;
 }
 
@@ -228,6 +232,7 @@ static int on_sample(struct replay *rp, struct sample *s)
         }
         long recorded = s->wsf;
         rp->rec_wsf = recorded;
+        rp->onset_samples += s->onset;
         rp->rec_written = -1;
         /* The policy must see its own value in force, or it would take the
          * recorded one for another process's and adopt it. The watermarks
@@ -242,6 +247,10 @@ static int on_sample(struct replay *rp, struct sample *s)
                 return r;
         if (restarted)
                 fprintf(rp->out, "%+8.1f s  zone layout changed; window restarted\n", s->time - rp->t0);
+        if (rp->o.score && rp->samples > 0)
+                score_stalls(&rp->score, s->time,
+                             increase(rp->prev_allocstall, s->vm.allocstall) +
+                             increase(rp->prev_compact_stall, s->vm.compact_stall));
         if ((rp->o.score && score_sample(rp, s, r == 1) < 0) || (r == 1 && take_decision(rp, s, &d) < 0))
                 return -ENOMEM;
         if (rp->o.csv)
@@ -297,6 +306,8 @@ static void print_summary(struct replay *rp)
         fprintf(o, "  scale factor: baseline %ld, highest %ld at %+.1f s, %ld at the end; above the baseline for %.1f of %.1f s\n",
                 engine_baseline(&rp->engine), rp->wsf_max, rp->wsf_max_t - rp->t0, rp->sim_wsf, rp->above, span);
         fprintf(o, "  scale factor over time: %s\n", rp->changes);
+        fprintf(o, "  samples taken early at an onset: %zu (replayed as recorded; when to take one is the daemon's: a trace of 'memoptimizer record' has none)\n",
+                rp->onset_samples);
         if (strcmp(rp->header.source, "daemon") != 0) {
                 fprintf(o, "  recorded decisions: none (a trace of 'memoptimizer record' has only samples)\n");
                 return;
@@ -328,8 +339,19 @@ static int print_score(struct replay *rp)
         } else {
                 fprintf(o, "  lead time, predicted time error: none (no crossing was seen coming)\n");
         }
-        fprintf(o, "  false alarms: %zu of %zu forecast raises (%zu not judged: the trace ends within the horizon)\n",
+        fprintf(o, "  false alarms: %zu of %zu raises (%zu not judged: the trace ends within the horizon)\n",
                 m.false_alarms, m.raises, m.unjudged);
+        static const int judged[] = { WSF_RAISE_FORECAST, WSF_RAISE_LEARNED, WSF_RAISE_RECUR,
+                                      WSF_RAISE_STALL, SCORE_ONSET };
+        for (size_t i = 0; i < ARRAY_SIZE(judged); i++) {
+                const struct score_reason_summary *r = &m.reasons[judged[i]];
+                char lead[48] = "no crossing came";
+                if (!isnan(r->lead_median))
+                        snprintf(lead, sizeof(lead), "median lead %.1f s", r->lead_median);
+                fprintf(o, "    %-16s %zu raises, %zu false alarms, %zu not judged; %s\n",
+                        judged[i] == SCORE_ONSET ? "at onset" : wsf_reason_str((enum wsf_reason)judged[i]),
+                        r->raises, r->false_alarms, r->unjudged, lead);
+        }
         for (size_t i = 0; i < rp->score.nr_events; i++) {
                 const struct score_event *e = &rp->score.events[i];
                 char what[64], seen[96] = "missed";

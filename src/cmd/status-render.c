@@ -11,6 +11,21 @@
 #include "report.h"
 #include "util.h"
 
+const char *learned_state_str(enum learned_state s)
+{
+        static const char *const n[] = {
+                [LEARNED_NONE] = "none", [LEARNED_OK] = "learned", [LEARNED_UNUSABLE] = "unusable",
+        };
+        return n[s];
+}
+
+/* The lowest demand of class c, pages per second, on a machine of
+ * `managed` pages (learn.h: 2^c permyriad of managed memory a second). */
+static double class_demand(int c, uint64_t managed)
+{
+        return ldexp((double)managed / 10000.0, c);
+}
+
 const char *daemon_state_str(enum daemon_state s)
 {
         static const char *const n[] = {
@@ -82,6 +97,71 @@ static json_object *jdaemon(int *err, const struct status_report *r)
         return o;
 }
 
+/* The learned state's numbers to the file's precision (learn-text.c). */
+#define LEARNED_DECIMALS 3
+
+static json_object *jclass(int *err, const struct learned *l, int c)
+{
+        const struct learn_class *k = &l->classes[c];
+        json_object *o = json_object_new_object();
+        json_put(err, o, "class", json_object_new_int(c));
+        json_put_number(err, o, "min_peak_demand_pages_per_sec", class_demand(c, l->managed_pages),
+                        LEARNED_DECIMALS);
+        json_put_number(err, o, "wsf", k->wsf, LEARNED_DECIMALS);
+        json_put(err, o, "episodes", json_object_new_int64(k->episodes));
+        json_put(err, o, "stalled", json_object_new_int64(k->stalled));
+        json_put_number(err, o, "updated", k->updated, LEARNED_DECIMALS);
+        return o;
+}
+
+static json_object *jepisode(int *err, const struct learn_episode *h)
+{
+        json_object *o = json_object_new_object();
+        json_put_number(err, o, "start", h->start, LEARNED_DECIMALS);
+        json_put_number(err, o, "duration", h->duration, LEARNED_DECIMALS);
+        json_put_number(err, o, "peak_demand_pages_per_sec", h->peak_demand_pages_per_sec, LEARNED_DECIMALS);
+        json_put_number(err, o, "demand_pages", h->demand_pages, LEARNED_DECIMALS);
+        json_put_number(err, o, "min_margin_pages", h->min_margin_pages, LEARNED_DECIMALS);
+        json_put(err, o, "wsf_max", json_object_new_int64(h->wsf_max));
+        json_put(err, o, "stalls", json_object_new_uint64(h->stalls));
+        return o;
+}
+
+static json_object *jlearned(int *err, const struct status_report *r)
+{
+        const struct learned *l = &r->learned;
+        bool ok = r->learned_state == LEARNED_OK;
+        json_object *o = json_object_new_object(), *classes = json_object_new_array(),
+                    *episodes = json_object_new_array();
+        json_put(err, o, "state", json_object_new_string(learned_state_str(r->learned_state)));
+        json_put(err, o, "file", json_object_new_string(r->learned_file));
+        if (r->learned_state == LEARNED_UNUSABLE)
+                json_put(err, o, "error", json_object_new_string(r->learned_error));
+        else
+                json_put_null(err, o, "error");
+        json_put_number(err, o, "saved", r->learned_saved, LEARNED_DECIMALS);
+        if (ok) {
+                json_put(err, o, "version", json_object_new_int(LEARN_VERSION));
+                json_put(err, o, "managed_pages", json_object_new_uint64(l->managed_pages));
+        } else {
+                json_put_null(err, o, "version");
+                json_put_null(err, o, "managed_pages");
+        }
+        /* a rate of 0 is not known: null, as infinity is */
+        bool kswapd = l->kswapd_capacity_pages_per_sec > 0;
+        json_put_number(err, o, "kswapd_capacity_pages_per_sec",
+                        kswapd ? l->kswapd_capacity_pages_per_sec : NAN, LEARNED_DECIMALS);
+        json_put_number(err, o, "kswapd_updated", kswapd ? l->kswapd_updated : NAN, LEARNED_DECIMALS);
+        for (int c = 0; c < LEARN_CLASSES; c++)
+                if (l->classes[c].known)
+                        json_append(err, classes, jclass(err, l, c));
+        for (size_t i = 0; i < l->nr_history; i++)
+                json_append(err, episodes, jepisode(err, &l->history[i]));
+        json_put(err, o, "classes", classes);
+        json_put(err, o, "episodes", episodes);
+        return o;
+}
+
 json_object *status_report_json(const struct status_report *r)
 {
         int err = 0;
@@ -113,6 +193,7 @@ json_object *status_report_json(const struct status_report *r)
         json_put(&err, stalls, "compact_stall", json_object_new_uint64(r->s.vm.compact_stall));
         json_put(&err, o, "stalls_since_boot", stalls);
         json_put(&err, o, "daemon", jdaemon(&err, r));
+        json_put(&err, o, "learned", jlearned(&err, r));
         if (err < 0) {
                 json_object_put(o);
                 return NULL;
@@ -179,17 +260,24 @@ static void text_forecast(FILE *out, const struct status_report *r, json_object 
         }
 }
 
+/* A Unix time as local time for a person. */
+static void format_when(char *buf, size_t size, double time)
+{
+        time_t t = (time_t)time;
+        struct tm tm;
+        snprintf(buf, size, "?");
+        if (isfinite(time) && localtime_r(&t, &tm))
+                strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
 static void text_decisions(FILE *out, json_object *recent)
 {
         size_t n = json_object_array_length(recent);
         fprintf(out, "  recent decisions:%s\n", n ? "" : " none");
         for (size_t i = 0; i < n; i++) {
                 json_object *e = json_object_array_get_idx(recent, i);
-                time_t t = (time_t)json_object_get_double(json_get(e, "time"));
-                struct tm tm;
-                char when[32] = "?";
-                if (localtime_r(&t, &tm))
-                        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+                char when[32];
+                format_when(when, sizeof(when), json_object_get_double(json_get(e, "time")));
                 const char *kind = json_object_get_string(json_get(e, "kind"));
                 if (strcmp(kind, "compact") == 0 || strcmp(kind, "backoff") == 0)
                         fprintf(out, "    %s %s node%d: %s\n", when, kind, json_object_get_int(json_get(e, "node")),
@@ -236,6 +324,46 @@ static void text_daemon(FILE *out, const struct status_report *r)
         text_counters(out, json_get(l, "counters"));
 }
 
+static void text_learned(FILE *out, const struct status_report *r)
+{
+        const struct learned *l = &r->learned;
+        char when[32], rate[32], rate2[32];
+        if (r->learned_state == LEARNED_NONE) {
+                fprintf(out, "learnt: nothing yet (no %s)\n", r->learned_file);
+                return;
+        }
+        if (r->learned_state == LEARNED_UNUSABLE) {
+                fprintf(out, "learnt: unusable, the daemon starts from nothing (%s)\n", r->learned_error);
+                return;
+        }
+        format_when(when, sizeof(when), r->learned_saved);
+        fprintf(out, "learnt (%s, saved %s): on a machine of %llu managed pages\n", r->learned_file, when,
+                (unsigned long long)l->managed_pages);
+        if (l->kswapd_capacity_pages_per_sec > 0) {
+                format_rate(rate, sizeof(rate), l->kswapd_capacity_pages_per_sec);
+                format_when(when, sizeof(when), l->kswapd_updated);
+                fprintf(out, "  kswapd reclaimed up to %s (%s)\n", rate, when);
+        }
+        for (int c = 0; c < LEARN_CLASSES; c++) {
+                const struct learn_class *k = &l->classes[c];
+                if (!k->known)
+                        continue;
+                format_rate(rate, sizeof(rate), class_demand(c, l->managed_pages));
+                format_rate(rate2, sizeof(rate2), class_demand(c + 1, l->managed_pages));
+                format_when(when, sizeof(when), k->updated);
+                fprintf(out, "  peak demand %s to %s: wsf %.0f, after %u episodes (%u stalled), the last %s\n",
+                        rate, rate2, ceil(k->wsf), k->episodes, k->stalled, when);
+        }
+        if (l->nr_history == 0)
+                return;
+        const struct learn_episode *e = &l->history[l->nr_history - 1];
+        format_when(when, sizeof(when), e->start);
+        format_rate(rate, sizeof(rate), e->peak_demand_pages_per_sec);
+        fprintf(out, "  %zu episodes kept; the last %s, %.1f s, peak demand %s, %.0f pages taken, free came within %.0f pages of min, wsf up to %ld, %llu stalls\n",
+                l->nr_history, when, e->duration, rate, e->demand_pages, e->min_margin_pages, e->wsf_max,
+                (unsigned long long)e->stalls);
+}
+
 void status_report_text(FILE *out, const struct status_report *r)
 {
         fprintf(out, "vm.watermark_scale_factor: %ld\n", r->s.wsf);
@@ -252,4 +380,5 @@ void status_report_text(FILE *out, const struct status_report *r)
                 (unsigned long long)r->s.mem.active_file + (unsigned long long)r->s.mem.inactive_file,
                 (unsigned long long)r->s.vm.allocstall, (unsigned long long)r->s.vm.compact_stall);
         text_daemon(out, r);
+        text_learned(out, r);
 }

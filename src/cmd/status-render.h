@@ -10,6 +10,7 @@
 #include "status.h"
 
 const char *daemon_state_str(enum daemon_state s);
+const char *learned_state_str(enum learned_state s);
 
 /* The JSON document (caller puts it; NULL when out of memory) and the text
  * for a person. */

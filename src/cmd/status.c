@@ -4,10 +4,12 @@
 #include <limits.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "clock.h"
 #include "fileio.h"
+#include "learn-file.h"
 #include "publish-format.h"
 #include "sample-read.h"
 #include "process.h"
@@ -111,8 +113,20 @@ static int read_daemon(struct status_report *r, const char *state_dir)
         return 0;
 }
 
+/* The daemon's learnt state as any user reads it (the file is 0644), with
+ * the daemon's distrust; times as Unix time. */
+static void read_learned(struct status_report *r, const char *learn_dir)
+{
+        snprintf(r->learned_file, sizeof(r->learned_file), "%s/" LEARN_FILE, learn_dir);
+        int e = learn_load(learn_dir, &r->learned, 0, r->learned_error, sizeof(r->learned_error));
+        r->learned_state = e == 0 ? LEARNED_OK : e == -ENOENT ? LEARNED_NONE : LEARNED_UNUSABLE;
+        struct stat st;
+        r->learned_saved = e == 0 && stat(r->learned_file, &st) == 0 ?
+                           (double)st.st_mtim.tv_sec + (double)st.st_mtim.tv_nsec * 1e-9 : NAN;
+}
+
 int status_report_read(struct status_report *r, const char *root, const char *state_dir,
-                       const struct config *cfg)
+                       const char *learn_dir, const struct config *cfg)
 {
         *r = (struct status_report){ .time = clock_secs(CLOCK_REALTIME) };
         struct sample_reader *rd;
@@ -132,9 +146,12 @@ int status_report_read(struct status_report *r, const char *root, const char *st
                 snprintf(r->baseline_error, sizeof(r->baseline_error), "%s", state_strerror(e));
         r->max_order = resolve_max_order(root, cfg->compaction_max_order, r->s.nr_orders);
         e = read_daemon(r, state_dir);
-        if (e < 0)
+        if (e < 0) {
                 status_report_free(r);
-        return e;
+                return e;
+        }
+        read_learned(r, learn_dir);
+        return 0;
 }
 
 void status_report_free(struct status_report *r)
@@ -144,10 +161,11 @@ void status_report_free(struct status_report *r)
         r->live = NULL;
 }
 
-int status_print(FILE *out, const char *root, const char *state_dir, const struct config *cfg, bool json)
+int status_print(FILE *out, const char *root, const char *state_dir, const char *learn_dir,
+                 const struct config *cfg, bool json)
 {
         struct status_report r;
-        int e = status_report_read(&r, root, state_dir, cfg);
+        int e = status_report_read(&r, root, state_dir, learn_dir, cfg);
         if (e < 0) {
                 fprintf(stderr, "memoptimizer: cannot read %s: %s\n",
                         e == -ENOMEM ? "the status" : "the kernel's memory state", strerror(-e));

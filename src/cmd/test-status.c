@@ -1,5 +1,5 @@
-/* status: one report, two renderings that agree, and the daemon's state
- * from live.json and its lock. */
+/* status: one report, two renderings that agree, the daemon's state from
+ * live.json and its lock, and what it learnt from the state directory. */
 #include <errno.h>
 #include <inttypes.h>
 #include <setjmp.h>
@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "learn-file.h"
 #include "status-render.h"
 #include "status.h"
 
@@ -38,7 +39,7 @@ static void status_report(void **state)
         char root[128];
         kernel_tree(x, root, sizeof(root));
         struct status_report r;
-        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_NOT_RUNNING);
         json_object *o = status_report_json(&r);
         assert_int_equal(json_object_get_int(at(o, "schema_version")), STATUS_SCHEMA_VERSION);
@@ -68,7 +69,7 @@ static void status_report(void **state)
         struct publisher p;
         publish_init(&p);
         publish_cycle(&p, &x->in);
-        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_RUNNING);
         o = status_report_json(&r);
         assert_string_equal(json_object_get_string(at(o, "daemon.mode")), "acting");
@@ -82,17 +83,17 @@ static void status_report(void **state)
         o = json_object_from_file(live_path);
         json_object_object_add(o, "updated", json_object_new_double(r.time - 14));
         assert_int_equal(json_object_to_file(live_path, o), 0);
-        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_RUNNING);
         status_report_free(&r);
         json_object_object_add(o, "updated", json_object_new_double(r.time - 17));
         assert_int_equal(json_object_to_file(live_path, o), 0);
-        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_STALE);
         status_report_free(&r);
         json_object_object_add(o, "updated", json_object_new_double(1000));
         assert_int_equal(json_object_to_file(live_path, o), 0);
-        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_STALE);
         status_report_free(&r);
         /* the daemon killed with the file left (its pid gone, or another
@@ -100,7 +101,7 @@ static void status_report(void **state)
         json_object_object_add(o, "updated", json_object_new_double(r.time - 1));
         json_object_object_add(o, "pid", json_object_new_int(exited_pid()));
         assert_int_equal(json_object_to_file(live_path, o), 0);
-        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_NOT_RUNNING);
         assert_non_null(strstr(r.daemon_detail, "has exited"));
         status_report_free(&r);
@@ -109,7 +110,7 @@ static void status_report(void **state)
         json_object_object_add(o, "pid", json_object_new_int(getpid()));
         json_object_object_add(o, "pid_start_ticks", json_object_new_int64(json_object_get_int64(ticks) + 1));
         assert_int_equal(json_object_to_file(live_path, o), 0);
-        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, x->dir, &x->cfg), 0);
         assert_int_equal(r.daemon, DAEMON_NOT_RUNNING);
         status_report_free(&r);
         json_object_put(o);
@@ -174,8 +175,21 @@ static void json_dropped_when_out_of_memory(void **state)
         publish_init(&p);
         publish_cycle(&p, &x->in);      /* live.json, so the daemon's part is there too */
         struct status_report r;
-        assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+        /* and a learned state, so its part is there too */
+        char lib[128];
+        snprintf(lib, sizeof(lib), "%s/lib", x->dir);
+        struct learned l;
+        learn_init(&l);
+        struct episode_stats e = {
+                .start = 1795435200, .end = 1795435212.5, .peak_demand_pages_per_sec = 262144,
+                .demand_pages = 1 << 20, .kswapd_pressed_pages_per_sec = 150000, .gap_pages = 10000,
+                .wsf_max = 200, .managed_pages = 6170000,
+        };
+        learn_episode(&l, &e);
+        assert_int_equal(learn_save(lib, &l, 0), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, lib, &x->cfg), 0);
         assert_non_null(r.live);
+        assert_int_equal(r.learned_state, LEARNED_OK);
         every_json_failure_drops(report_json, &r, put);
         status_report_free(&r);
         publish_stop(&p, x->dir);
@@ -222,7 +236,7 @@ static void absurd_live_json(void **state)
                 assert_int_equal(json_object_to_file(live_path, o), 0);
                 json_object_put(o);
                 struct status_report r;
-                assert_int_equal(status_report_read(&r, root, x->dir, &x->cfg), 0);
+                assert_int_equal(status_report_read(&r, root, x->dir, x->dir, &x->cfg), 0);
                 if (r.daemon != DAEMON_NOT_RUNNING || !strstr(r.daemon_detail, cases[i].why))
                         fail_msg("%s = %s: %s", cases[i].key, cases[i].json, r.daemon_detail);
                 assert_null(r.live);
@@ -241,6 +255,105 @@ static void absurd_live_json(void **state)
         publish_stop(&p, x->dir);
 }
 
+/* Text of a report's rendering for a person (caller frees). */
+static char *text_of(const struct status_report *r)
+{
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        assert_non_null(f);
+        status_report_text(f, r);
+        assert_int_equal(fclose(f), 0);
+        return text;
+}
+
+/* Nothing learnt, what was learnt (as any user), and a file the daemon
+ * would not use, with why. */
+static void learned_shown(void **state)
+{
+        struct fixture *x = *state;
+        char root[128], lib[128], line[512];
+        kernel_tree(x, root, sizeof(root));
+        snprintf(lib, sizeof(lib), "%s/lib", x->dir);
+        struct status_report r;
+        assert_int_equal(status_report_read(&r, root, x->dir, lib, &x->cfg), 0);
+        assert_int_equal(r.learned_state, LEARNED_NONE);
+        json_object *o = status_report_json(&r);
+        assert_string_equal(json_object_get_string(at(o, "learned.state")), "none");
+        assert_int_equal(json_object_array_length(at(o, "learned.classes")), 0);
+        assert_null(at(o, "learned.managed_pages"));
+        json_object_put(o);
+        char *text = text_of(&r);
+        snprintf(line, sizeof(line), "learnt: nothing yet (no %s/learned)", lib);
+        assert_true(has_line(text, line));
+        free(text);
+        status_report_free(&r);
+
+        /* an episode learnt at Unix time 1795435200 (2026-11-23 12:00 UTC) */
+        struct learned l;
+        learn_init(&l);
+        struct episode_stats e = {
+                .start = 1795435200, .end = 1795435212.5, .peak_demand_pages_per_sec = 262144,
+                .demand_pages = 1 << 20, .kswapd_pressed_pages_per_sec = 150000, .direct_pages = 512,
+                .allocstalls = 3, .gap_pages = 10000, .wsf_max = 200, .managed_pages = 6170000,
+        };
+        learn_episode(&l, &e);
+        int c = learn_class_of(e.peak_demand_pages_per_sec, e.managed_pages);
+        assert_true(c >= 0);
+        assert_int_equal(learn_save(lib, &l, 0), 0);
+        if (geteuid() == 0) {   /* any user reads root's file */
+                assert_int_equal(chmod(x->dir, 0755), 0);
+                assert_int_equal(seteuid(65534), 0);
+        }
+        int rr = status_report_read(&r, root, x->dir, lib, &x->cfg);
+        if (geteuid() != getuid())
+                assert_int_equal(seteuid(0), 0);
+        assert_int_equal(rr, 0);
+        assert_int_equal(r.learned_state, LEARNED_OK);
+        o = status_report_json(&r);
+        assert_string_equal(json_object_get_string(at(o, "learned.state")), "learned");
+        assert_int_equal(json_object_get_int(at(o, "learned.version")), LEARN_VERSION);
+        assert_int_equal(json_object_get_int64(at(o, "learned.managed_pages")), 6170000);
+        assert_true(json_object_get_double(at(o, "learned.saved")) > 1.7e9);
+        assert_int_equal(json_object_array_length(at(o, "learned.classes")), 1);
+        assert_int_equal(json_object_get_int(at(o, "learned.classes.0.class")), c);
+        assert_int_equal(json_object_get_int(at(o, "learned.classes.0.stalled")), 1);
+        assert_float_equal(json_object_get_double(at(o, "learned.classes.0.wsf")), l.classes[c].wsf, 1e-3);
+        assert_float_equal(json_object_get_double(at(o, "learned.classes.0.updated")), 1795435212.5, 1e-3);
+        assert_int_equal(json_object_array_length(at(o, "learned.episodes")), 1);
+        assert_float_equal(json_object_get_double(at(o, "learned.episodes.0.start")), 1795435200, 1e-3);
+        assert_int_equal(json_object_get_int(at(o, "learned.episodes.0.stalls")), 3);
+        assert_float_equal(json_object_get_double(at(o, "learned.kswapd_capacity_pages_per_sec")), 150000, 1e-3);
+        text = text_of(&r);
+        snprintf(line, sizeof(line), "wsf %.0f, after 1 episodes (1 stalled)", ceil(l.classes[c].wsf));
+        assert_non_null(strstr(text, line));
+        assert_non_null(strstr(text, "on a machine of 6170000 managed pages"));
+        assert_non_null(strstr(text, "1 episodes kept; the last"));
+        free(text);
+        json_object_put(o);
+        status_report_free(&r);
+
+        /* another version: unusable, and why */
+        char path[160];
+        snprintf(path, sizeof(path), "%s/learned", lib);
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs("version 7\n", f);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(status_report_read(&r, root, x->dir, lib, &x->cfg), 0);
+        assert_int_equal(r.learned_state, LEARNED_UNUSABLE);
+        o = status_report_json(&r);
+        snprintf(line, sizeof(line), "%s:1: version 7; this memoptimizer reads version 1", path);
+        assert_string_equal(json_object_get_string(at(o, "learned.error")), line);
+        assert_int_equal(json_object_array_length(at(o, "learned.episodes")), 0);
+        text = text_of(&r);
+        assert_non_null(strstr(text, "learnt: unusable, the daemon starts from nothing"));
+        assert_non_null(strstr(text, line));
+        free(text);
+        json_object_put(o);
+        status_report_free(&r);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -248,6 +361,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(json_dropped_when_out_of_memory, setup, teardown),
                 cmocka_unit_test_setup_teardown(live_lock_is_private, setup, teardown),
                 cmocka_unit_test_setup_teardown(absurd_live_json, setup, teardown),
+                cmocka_unit_test_setup_teardown(learned_shown, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,6 +40,17 @@ long engine_kernel_seen(const struct engine *e)
         return e->policy.kernel_seen;
 }
 
+bool engine_onset_watch(const struct engine *e, double *trigger_pages_per_sec)
+{
+        *trigger_pages_per_sec = e->policy.onset_trigger_pages_per_sec;
+        return e->policy.onset_armed;
+}
+
+struct learned *engine_learned(struct engine *e)
+{
+        return &e->policy.learned;
+}
+
 void engine_write_failed(struct engine *e, const struct decision *d, bool keep_intent)
 {
         policy_write_failed(&e->policy, d, keep_intent);
@@ -48,6 +59,11 @@ void engine_write_failed(struct engine *e, const struct decision *d, bool keep_i
 long engine_kernel_refused(struct engine *e, long accepted, long refused)
 {
         return policy_kernel_refused(&e->policy, accepted, refused);
+}
+
+void engine_compaction_took(struct engine *e, int node, double seconds)
+{
+        policy_compaction_took(&e->policy, node, seconds);
 }
 
 int engine_step(struct engine *e, const struct engine_params *p, const struct sample *s,
@@ -66,6 +82,7 @@ int engine_step(struct engine *e, const struct engine_params *p, const struct sa
         if (r < 0)
                 return 0;       /* too few samples, or no time between them */
         policy_decide(&e->policy, &p->policy, &e->forecast, d);
+        d->onset = s->onset;
         return 1;
 }
 

@@ -46,11 +46,21 @@ long engine_wsf(const struct engine *e);
 long engine_baseline(const struct engine *e);
 /* The value last written to or read from the kernel. */
 long engine_kernel_seen(const struct engine *e);
+/* What the policy has learnt (kept in the policy state): the daemon loads,
+ * ages and saves it; a restart of the window keeps it. */
+struct learned *engine_learned(struct engine *e);
+
+/* Whether the fast path should watch free memory between samples, and
+ * the rate of fall (pages per second) at which it should take a sample at
+ * once (policy.h). */
+bool engine_onset_watch(const struct engine *e, double *trigger_pages_per_sec);
 
 /* Carrying out a decision went wrong: policy_write_failed() and
  * policy_kernel_refused() on the engine's policy. */
 void engine_write_failed(struct engine *e, const struct decision *d, bool keep_intent);
 long engine_kernel_refused(struct engine *e, long accepted, long refused);
+/* A compaction the engine decided took `seconds` (policy_compaction_took()). */
+void engine_compaction_took(struct engine *e, int node, double seconds);
 
 /* Push s and decide. Returns 1 with d filled when there was a forecast, 0
  * when there was none (too few samples, no time passed), a negative errno

@@ -96,6 +96,10 @@ static void zone_forecast(const struct window *w, size_t i, const struct forecas
         zf->trend = window_fit(w, series_zone_used, &i, &zf->used_fit) == 0 &&
                     trusted(&zf->used_fit, p);
         zf->consumption_pages_per_sec = zf->trend ? zf->used_fit.slope : 0;
+        const struct sample *prev = window_at(w, w->len - 2);
+        zf->consumption_last_pages_per_sec =
+                (series_zone_used(window_newest(w), &i) - series_zone_used(prev, &i)) /
+                (window_newest(w)->time - prev->time);
         zf->secs_to_low = secs_until_consumed(&zf->used_fit, zf->trend, zf->free_pages, (double)z->wmark_low);
         zf->secs_to_min = secs_until_consumed(&zf->used_fit, zf->trend, zf->free_pages, (double)z->wmark_min);
         zf->drain_age = drain_age(w, i);
@@ -173,10 +177,10 @@ static void rates(const struct window *w, struct forecast *f)
         f->direct_rate = window_last_delta(w, offsetof(struct vmstat, pgsteal_direct)) / f->dt;
         f->allocstalls = (uint64_t)window_last_delta(w, offsetof(struct vmstat, allocstall));
         f->compact_stalls = (uint64_t)window_last_delta(w, offsetof(struct vmstat, compact_stall));
-        f->kswapd_trend = window_fit_counter(w, offsetof(struct vmstat, pgsteal_kswapd), &fit) == 0 ?
-                          fit.slope : 0;
-        f->compact_success_rate = window_fit_counter(w, offsetof(struct vmstat, compact_success), &fit) == 0 ?
-                                  fit.slope : 0;
+        f->kswapd_window_rate = window_fit_counter(w, offsetof(struct vmstat, pgsteal_kswapd), &fit) == 0 ?
+                                fit.slope : 0;
+        f->kswapd_scan_rate = window_fit_counter(w, offsetof(struct vmstat, pgscan_kswapd), &fit) == 0 ?
+                              fit.slope : 0;
 }
 
 int forecast_compute(const struct window *w, const struct forecast_params *p, struct forecast *f)
@@ -216,4 +220,13 @@ void forecast_free(struct forecast *f)
         f->zones = NULL;
         f->nodes = NULL;
         f->nr_zones = f->nr_nodes = 0;
+}
+
+const struct zone_forecast *forecast_largest_zone(const struct forecast *f)
+{
+        const struct zone_forecast *best = NULL;
+        for (size_t i = 0; i < f->nr_zones; i++)
+                if (!best || f->zones[i].managed_pages > best->managed_pages)
+                        best = &f->zones[i];
+        return best;
 }

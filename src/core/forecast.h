@@ -14,6 +14,10 @@
 #include "sample.h"
 #include "window.h"
 
+/* Zones smaller than this share of memory (ZONE_DMA) are not steered: a tiny
+ * zone's noise would translate into a huge scale factor for every zone. */
+#define STEER_MIN_SHARE 0.01
+
 struct forecast_params {
         double min_r2;          /* goodness-of-fit gate */
         unsigned min_points;    /* fewer samples than this show no trend: any
@@ -34,6 +38,7 @@ struct zone_forecast {
         struct fit used_fit;
         bool trend;             /* used_fit passes the R² gate */
         double consumption_pages_per_sec;       /* used_fit's slope when trend, else 0 */
+        double consumption_last_pages_per_sec;  /* pages in use gained over the last interval */
         /* When free pages reach low / min at the slowest consumption the
          * data support, counting no memory the kernel may still add. */
         double secs_to_low, secs_to_min;
@@ -63,9 +68,9 @@ struct forecast {
         uint64_t managed_pages;         /* all zones */
         double kswapd_rate;             /* pgsteal_kswapd pages/s, last interval */
         double kswapd_peak;             /* best interval rate in the window */
-        double kswapd_trend;            /* fitted over the window */
+        double kswapd_window_rate;      /* pgsteal_kswapd pages/s fitted over the window */
+        double kswapd_scan_rate;        /* pgscan_kswapd pages/s fitted over the window */
         double direct_rate;             /* pgsteal_direct pages/s, last interval */
-        double compact_success_rate;    /* compact_success per second, window fit */
         uint64_t allocstalls, compact_stalls;   /* in the last interval */
         uint64_t reclaimable;           /* MemFree + file LRU, pages */
 };
@@ -73,3 +78,7 @@ struct forecast {
 /* Needs at least two samples. out's arrays are (re)allocated. */
 int forecast_compute(const struct window *w, const struct forecast_params *p, struct forecast *out);
 void forecast_free(struct forecast *f);
+
+/* The zone with the most managed pages: the one whose numbers a decision
+ * that names no zone quotes, and is judged by. NULL without zones. */
+const struct zone_forecast *forecast_largest_zone(const struct forecast *f);

@@ -4,24 +4,41 @@
 #include <math.h>
 #include <string.h>
 
-/* Zones smaller than this share of memory (ZONE_DMA) are not steered: a tiny
- * zone's noise would translate into a huge scale factor for every zone. */
-#define STEER_MIN_SHARE 0.01
 /* A raise smaller than this fraction of the value in force is not worth a
  * write; keeps the value from dithering on noise. */
 #define RAISE_HYSTERESIS 0.10
-/* Stalls in the last interval raise the value by at least half. */
-#define STALL_GAIN 0.5
-/* kswapd's best rate is remembered beyond the window, halving over this
- * long: what it reclaimed in the last burst is the best guess for the next,
- * and an idle window before a burst would otherwise credit it with nothing. */
-#define KSWAPD_CAPACITY_HALF_LIFE 600.0
-/* After the first lowering, further ones come this many times faster than
- * the calm period: the calm was shown, the rest of the excess is waste. */
-#define DECAY_SPEEDUP 8.0
+/* kswapd's capacity before it has been measured (kswapd_rate_prior auto):
+ * this share of managed memory per second. Not zero (clean page cache is
+ * reclaimed at gigabytes per second; a fill of the page cache must not look
+ * like a shortfall), nor so high that a real shortfall would be missed
+ * (stalls correct it, and the first episode below low measures it). */
+#define KSWAPD_PRIOR_SHARE_PER_SEC 0.05
+/* An interval's demand of this share of managed memory per second starts
+ * or keeps alive an episode (with free memory heading for low). */
+#define EPISODE_ONSET_SHARE_PER_SEC 0.002
+/* kswapd is failing when it scans at least this share of managed memory per
+ * second and reclaims less than this share of what it scans: a higher
+ * watermark would only make it burn more CPU. */
+#define KSWAPD_BUSY_SHARE_PER_SEC 0.01
+#define KSWAPD_MIN_EFFICIENCY 0.10
+/* A recurring episode is raised for this long before it is due: at least
+ * this many intervals, or this share of its period if longer, so that
+ * kswapd has the head start before the episode begins. */
+#define RECUR_LEAD_INTERVALS 2.0
+#define RECUR_LEAD_SHARE 0.10
 /* Compaction helps only when most free memory sits in blocks too small for
  * the order (the proactive-compaction score of the kernel, as a fraction). */
 #define COMPACT_MIN_EXTFRAG 0.5
+/* A compaction helped only when it made at least this share of the node's
+ * memory into new blocks of its order: one block is not worth a whole-node
+ * compaction. */
+#define COMPACT_USEFUL_SHARE 0.01
+/* An exhaustion of blocks must be forecast on this many samples in a row
+ * before a compaction: noise that lines up once must not cost one. */
+#define COMPACT_CONFIRM 2
+/* A compaction that took longer than this held the machine's allocations
+ * up for that long: it counts as harm, like one that did not help. */
+#define COMPACT_MAX_SECS 1.0
 
 const char *wsf_reason_str(enum wsf_reason r)
 {
@@ -29,8 +46,9 @@ const char *wsf_reason_str(enum wsf_reason r)
                 [WSF_KEEP] = "keep", [WSF_RAISE_FORECAST] = "raise",
                 [WSF_RAISE_STALL] = "raise-stall", [WSF_LOWER_CALM] = "lower",
                 [WSF_LOWER_GUARD] = "lower-guard", [WSF_ADOPT] = "adopt",
+                [WSF_RAISE_LEARNED] = "raise-learned", [WSF_RAISE_RECUR] = "raise-recurrence",
         };
-        return s[r];
+        return r >= 0 && r < _WSF_REASONS ? s[r] : "?";
 }
 
 void policy_init(struct policy_state *st, long baseline, long in_force)
@@ -39,15 +57,17 @@ void policy_init(struct policy_state *st, long baseline, long in_force)
                 .baseline = baseline, .current = in_force, .kernel_seen = in_force,
                 .kernel_refused = LONG_MAX,
                 .last_change = -INFINITY, .last_raise = -INFINITY, .last_stall = -INFINITY,
-                .kswapd_capacity_time = -INFINITY,
+                .episode_end = -INFINITY, .recur_until = -INFINITY,
         };
+        episode_init(&st->episodes);
+        learn_init(&st->learned);
 }
 
 long wsf_for_gap(double gap, uint64_t managed)
 {
         if (managed == 0 || !(gap > 0))
                 return 0;
-        double v = ceil(gap * 10000.0 / (double)managed);
+        double v = ceil(gap * PERMYRIAD / (double)managed);
         return v > (double)INT_MAX ? INT_MAX : (long)v;
 }
 
@@ -57,7 +77,7 @@ static double high_sum(const struct forecast *f, long wsf)
         double sum = 0;
         for (size_t i = 0; i < f->nr_zones; i++) {
                 const struct zone_forecast *z = &f->zones[i];
-                uint64_t gap = z->managed_pages * (uint64_t)wsf / 10000;
+                uint64_t gap = z->managed_pages * (uint64_t)wsf / (uint64_t)PERMYRIAD;
                 if (gap < z->wmark_min / 4)
                         gap = z->wmark_min / 4;
                 sum += (double)(z->wmark_min + 2 * gap);
@@ -91,100 +111,145 @@ static void note_zone(struct decision *d, const struct forecast *f, const struct
         d->direct = f->direct_rate;
 }
 
-/* The best reclaim rate kswapd has shown: this window's peak, or an older
- * one decayed by its age. */
-static double kswapd_capacity(struct policy_state *st, const struct forecast *f)
+/* What kswapd can reclaim: the best rate it has shown while free memory was
+ * below low (measured in past episodes, learn.h) or, before any such
+ * measurement, a prior share of memory per second; and never less than
+ * what it reclaimed in an interval of this window. */
+static double kswapd_capacity(const struct policy_state *st, const struct policy_config *cfg,
+                              const struct forecast *f, uint64_t managed)
 {
-        double age = f->time - st->kswapd_capacity_time;
-        double old = isfinite(age) && age >= 0 ?
-                     st->kswapd_capacity * exp2(-age / KSWAPD_CAPACITY_HALF_LIFE) : 0;
-        if (f->kswapd_peak >= old) {
-                st->kswapd_capacity = f->kswapd_peak;
-                st->kswapd_capacity_time = f->time;
-                return f->kswapd_peak;
-        }
-        return old;
+        double known = learn_kswapd_capacity(&st->learned, f->time);
+        double prior = cfg->kswapd_prior_pages_per_sec > 0 ? cfg->kswapd_prior_pages_per_sec :
+                       KSWAPD_PRIOR_SHARE_PER_SEC * (double)managed;
+        return fmax(f->kswapd_peak, known > 0 ? known : prior);
 }
 
-/* How long the gap must cover a shortfall: as long again as the drain has
- * lasted so far (a drain seen for one interval is more likely a burst than
+/* How long the gap must cover a shortfall: as long again as the episode
+ * has lasted so far (one seen for one interval is more likely a burst than
  * the start of ten seconds of it), at least one interval, at most the
- * horizon. A drain longer than the window gets the horizon. */
-static double cover_time(const struct policy_config *cfg, double drain_age)
+ * horizon. */
+static double cover_time(const struct policy_config *cfg, double age)
 {
-        if (!(drain_age < cfg->horizon))
-                return cfg->horizon;
-        return drain_age > cfg->interval ? drain_age : cfg->interval;
+        return fmin(cfg->horizon, fmax(cfg->interval, age));
 }
 
-/* The value whose low-min gap covers what kswapd cannot reclaim in time,
- * for the zone that needs most. Returns the baseline when none needs more. */
-static long forecast_target(const struct policy_state *st, const struct policy_config *cfg,
-                            const struct forecast *f, double capacity, struct decision *d)
+/* An episode of a kind never seen: the gap that covers what kswapd, at its
+ * capacity, cannot reclaim of the demand, for the cover time. */
+static long shortfall_target(const struct policy_state *st, const struct policy_config *cfg,
+                             const struct forecast *f, const struct pressure *p, double demand,
+                             double capacity, struct decision *d)
+{
+        double shortfall = demand - capacity;
+        if (shortfall <= 0)
+                return 0;
+        const struct zone_forecast *z = forecast_largest_zone(f);
+        double cover = cover_time(cfg, f->time - st->episodes.cur.start);
+        if (z)
+                note_zone(d, f, z);
+        d->cover = cover;
+        return wsf_for_gap(shortfall * cover, p->managed_pages);
+}
+
+/* Direct reclaim is proportional evidence: the gap fell short by at least
+ * what the allocating tasks reclaimed themselves. Compaction stalls are not
+ * (fragmentation, not a lack of free pages): compaction answers those. */
+static long stall_target(const struct policy_state *st, const struct pressure *p, double dt)
+{
+        double direct = fmax(p->direct_pages_per_sec * dt, (double)p->allocstalls * STALL_PAGES);
+        double gap = (double)st->current * (double)p->managed_pages / PERMYRIAD;
+        return wsf_for_gap(gap + direct * POLICY_STALL_GAIN, p->managed_pages);
+}
+
+/* kswapd scans much and reclaims little of it over the window. */
+static bool kswapd_failing(const struct forecast *f, uint64_t managed)
+{
+        return f->kswapd_scan_rate >= KSWAPD_BUSY_SHARE_PER_SEC * (double)managed &&
+               f->kswapd_window_rate < KSWAPD_MIN_EFFICIENCY * f->kswapd_scan_rate;
+}
+
+/* Feed the episode tracker; what an ended episode showed is learnt. */
+static void follow_episodes(struct policy_state *st, const struct policy_config *cfg,
+                            const struct forecast *f, const struct pressure *p, struct decision *d)
+{
+        struct episode_params ep = { .horizon = cfg->horizon,
+                                     .onset_share_per_sec = EPISODE_ONSET_SHARE_PER_SEC };
+        if (episode_step(&st->episodes, &ep, p, f->time, f->dt, st->current, &d->episode) < 0) {
+                learn_episode(&st->learned, &d->episode);
+                st->episode_end = f->time;
+                d->episode_ended = true;
+                d->learned_wsf = learn_wsf_for(&st->learned, d->episode.peak_demand_pages_per_sec,
+                                               d->episode.managed_pages);
+        }
+}
+
+/* What the value should be now, and why. */
+static long wsf_target(struct policy_state *st, const struct policy_config *cfg, const struct forecast *f,
+                       const struct pressure *p, struct decision *d, enum wsf_reason *why)
 {
         long target = st->baseline;
-        for (size_t i = 0; i < f->nr_zones; i++) {
-                const struct zone_forecast *z = &f->zones[i];
-                double share = (double)z->managed_pages / (double)f->managed_pages;
-                if (share < STEER_MIN_SHARE || !z->trend || z->consumption_pages_per_sec <= 0 ||
-                    z->secs_to_low >= cfg->horizon)
-                        continue;
-                /* The fit sees consumption net of reclaim; add reclaim back
-                 * to get what consumers take, then compare with the best
-                 * reclaim rate kswapd has shown (its share for this zone). */
-                double drain = z->consumption_pages_per_sec + share * (f->kswapd_rate + f->direct_rate);
-                double shortfall = drain - share * capacity;
-                if (shortfall <= 0)
-                        continue;
-                double cover = cover_time(cfg, z->drain_age);
-                long w = wsf_for_gap(shortfall * cover, z->managed_pages);
+        *why = WSF_KEEP;
+        double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
+        d->reclaim_peak = capacity;
+        if (st->episodes.active) {
+                double demand = st->episodes.cur.peak_demand_pages_per_sec;
+                d->drain = demand;
+                d->demand_class = learn_class_of(demand, p->managed_pages);
+                long learned = learn_wsf_for(&st->learned, demand, p->managed_pages);
+                d->learned_wsf = learned;
+                long w = learned >= 0 ? learned : shortfall_target(st, cfg, f, p, demand, capacity, d);
                 if (w > target) {
                         target = w;
-                        note_zone(d, f, z);
-                        d->drain = drain;
-                        d->cover = cover;
+                        *why = learned >= 0 ? WSF_RAISE_LEARNED : WSF_RAISE_FORECAST;
                 }
         }
+        recur_find(&st->learned, p->managed_pages, f->time, &d->recur);
+        if (!st->episodes.active && d->recur.expected) {
+                double lead = fmax(RECUR_LEAD_INTERVALS * cfg->interval, RECUR_LEAD_SHARE * d->recur.period);
+                long w = learn_wsf_for(&st->learned, d->recur.peak_demand_pages_per_sec, p->managed_pages);
+                if (f->time >= d->recur.next_start - lead && w > target) {
+                        target = w;
+                        *why = WSF_RAISE_RECUR;
+                        d->drain = d->recur.peak_demand_pages_per_sec;
+                        d->demand_class = learn_class_of(d->drain, p->managed_pages);
+                        d->learned_wsf = w;
+                        d->recur_due_in = d->recur.next_start - f->time;
+                        st->recur_until = d->recur.next_start + RECUR_TOLERANCE * d->recur.period;
+                }
+        }
+        if (p->allocstalls > 0 || p->direct_pages_per_sec > 0) {
+                st->last_stall = f->time;
+                long w = stall_target(st, p, f->dt);
+                if (w > target) {
+                        target = w;
+                        *why = WSF_RAISE_STALL;
+                        d->reclaim = f->kswapd_rate;
+                        d->direct = f->direct_rate;
+                }
+        }
+        if (p->compact_stalls > 0)
+                st->compact_wanted = true;
+        if (target > st->current && kswapd_failing(f, p->managed_pages))
+                target = st->current;   /* a higher watermark would only burn CPU */
+        /* What the fast path watches for: a fall faster than kswapd can
+         * make up, while one could bring free memory to low in time. */
+        st->onset_trigger_pages_per_sec = capacity;
+        st->onset_armed = !st->episodes.active && p->free_pages - p->wmark_low < capacity * cfg->horizon;
         return target;
 }
 
-/* Stalls mean the forecast came too late or the gap was too small: raise by
- * half at least, and enough to have covered the direct reclaim seen for the
- * whole horizon. Not by the drain's age, as a forecast raise is: a stall is
- * the harm the daemon exists to prevent, and a burst that already stalls
- * within one interval shows no age worth the name (measured: sized by age,
- * a 2 s cover let the next interval stall ten times as much). */
-static long stall_target(const struct policy_state *st, const struct policy_config *cfg,
-                         const struct forecast *f)
+/* Give the memory back once the episode is over: no episode under way, and
+ * none ended, stalled or raised within the calm period; and no recurring one
+ * due. A raise for a recurring episode that did not come is given back as
+ * soon as it is overdue: a pattern that stops costs at most its lead and
+ * tolerance. */
+static bool calm(const struct policy_state *st, const struct policy_config *cfg, double now)
 {
-        long by_gain = st->current + (long)ceil((double)st->current * STALL_GAIN);
-        long by_direct = wsf_for_gap(f->direct_rate * cfg->horizon, f->managed_pages);
-        return by_gain > by_direct ? by_gain : by_direct;
-}
-
-static bool any_zone_falling(const struct forecast *f)
-{
-        for (size_t i = 0; i < f->nr_zones; i++)
-                if (f->zones[i].consumption_pages_per_sec > 0)
-                        return true;
-        return false;
-}
-
-/* Lower once a calm period has passed since the last raise and the last
- * stall, then step on faster while the calm lasts. */
-static long calm_target(const struct policy_state *st, const struct policy_config *cfg,
-                        const struct forecast *f, long target)
-{
-        double now = f->time;
-        double step = fmax(cfg->interval, cfg->calm_period / DECAY_SPEEDUP);
-        if (st->current <= st->baseline || now - st->last_stall < cfg->calm_period ||
-            now - st->last_raise < cfg->calm_period || now - st->last_change < step ||
-            any_zone_falling(f))
-                return st->current;
-        long v = st->baseline + (st->current - st->baseline) / 2;
-        if (v - st->baseline <= 1)
-                v = st->baseline;
-        return v > target ? v : target;
+        if (st->episodes.active || now < st->recur_until)
+                return false;
+        if (st->recur_until > st->episode_end && st->recur_until > st->last_stall)
+                return true;    /* the recurring episode it was raised for never came */
+        return now - st->episode_end >= cfg->calm_period && now - st->last_stall >= cfg->calm_period &&
+               now - st->last_raise >= cfg->calm_period;
 }
 
 static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
@@ -196,22 +261,12 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
         long guard = wsf_guard(f, cfg->oom_headroom, limit);
         d->ceiling = guard > st->baseline ? guard : st->baseline;
 
-        double capacity = kswapd_capacity(st, f);
-        d->reclaim_peak = capacity;
-        long target = forecast_target(st, cfg, f, capacity, d);
-        enum wsf_reason up = WSF_RAISE_FORECAST;
-        d->stalls = f->allocstalls + f->compact_stalls;
-        if (d->stalls > 0 || f->direct_rate > 0) {
-                st->last_stall = f->time;
-                long s = stall_target(st, cfg, f);
-                if (s > target) {
-                        target = s;
-                        up = WSF_RAISE_STALL;
-                        d->cover = cfg->horizon;
-                        d->reclaim = f->kswapd_rate;
-                        d->direct = f->direct_rate;
-                }
-        }
+        struct pressure p;
+        pressure_of(f, &p);
+        d->stalls = p.allocstalls + p.compact_stalls;
+        follow_episodes(st, cfg, f, &p, d);
+        enum wsf_reason up;
+        long target = wsf_target(st, cfg, f, &p, d, &up);
 
         long v = st->current;
         if (st->current > d->ceiling) {
@@ -219,13 +274,13 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                 d->reason = WSF_LOWER_GUARD;
         } else if (target > st->current) {
                 long want = target < d->ceiling ? target : d->ceiling;
-                long step = st->current / 10 > 1 ? (long)(st->current * RAISE_HYSTERESIS) : 1;
+                long step = st->current / 10 > 1 ? (long)((double)st->current * RAISE_HYSTERESIS) : 1;
                 if (want - st->current >= step) {
                         v = want;
                         d->reason = up;
                 }
-        } else {
-                v = calm_target(st, cfg, f, target);
+        } else if (st->current > st->baseline && calm(st, cfg, f->time)) {
+                v = target > st->baseline ? target : st->baseline;
                 if (v < st->current)
                         d->reason = WSF_LOWER_CALM;
         }
@@ -252,17 +307,20 @@ static struct node_compaction *node_state(struct policy_state *st, int node)
 }
 
 /* Judge the compaction done after the previous sample, like the kernel's
- * defer_compaction(): no new block of the order means wait twice as long. */
+ * defer_compaction(): when it made too few new blocks of the order to
+ * matter it did harm (it cost CPU and blocked allocations for nothing):
+ * wait twice as long before the next. */
 static void judge_compaction(struct node_compaction *ns, const struct policy_config *cfg,
                              const struct forecast *f, const struct node_forecast *n,
                              struct decision *d)
 {
         ns->pending = false;
         double after = n->free_at_order[ns->order];
-        if (after >= ns->before + (double)(1ull << ns->order)) {
+        if (after >= ns->before + COMPACT_USEFUL_SHARE * (double)n->managed_pages && !ns->too_slow) {
                 ns->defer_shift = 0;
                 return;
         }
+        ns->too_slow = false;
         if (ns->defer_shift < POLICY_MAX_DEFER_SHIFT)
                 ns->defer_shift++;
         double wait = cfg->interval * (double)(1u << ns->defer_shift);
@@ -273,25 +331,33 @@ static void judge_compaction(struct node_compaction *ns, const struct policy_con
         };
 }
 
-/* The highest order that will run out within the lead time while enough of
- * the node's free memory is fragmented for compaction to make blocks. */
+/* The highest order worth compacting for: blocks of it will run out within
+ * the lead time (or compaction stalls asked for it), and enough of the
+ * node's free memory is fragmented for a compaction to make a useful number
+ * of blocks. */
 static int order_to_compact(const struct policy_config *cfg, const struct forecast *f,
-                            const struct node_forecast *n)
+                            const struct node_forecast *n, bool stalled)
 {
+        double useful = COMPACT_USEFUL_SHARE * (double)n->managed_pages;
         for (unsigned k = f->max_order; k >= 1; k--) {
                 double block = (double)(1ull << k);
-                if (n->secs_to_exhaust[k] < cfg->lead_time &&
-                    n->extfrag[k] >= COMPACT_MIN_EXTFRAG &&
-                    n->free_pages - n->free_at_order[k] >= 2 * block &&
+                bool wanted = n->secs_to_exhaust[k] < cfg->lead_time || (stalled && k == f->max_order);
+                if (wanted && n->extfrag[k] >= COMPACT_MIN_EXTFRAG &&
+                    n->free_pages - n->free_at_order[k] >= useful &&
                     n->free_pages >= (double)n->wmark_low + 2 * block)
                         return (int)k;
         }
         return -1;
 }
 
+/* Compact ahead of demand, as the kernel's proactive compaction does: only
+ * while no episode is under way (compacting while the workload faults makes
+ * its faults wait for the compaction), and only once an exhaustion forecast
+ * has held for COMPACT_CONFIRM samples. */
 static void decide_compaction(struct policy_state *st, const struct policy_config *cfg,
                               const struct forecast *f, struct decision *d)
 {
+        bool stalled = st->compact_wanted;
         for (size_t i = 0; i < f->nr_nodes; i++) {
                 const struct node_forecast *n = &f->nodes[i];
                 struct node_compaction *ns = node_state(st, n->node);
@@ -299,10 +365,10 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                         continue;
                 if (ns->pending)
                         judge_compaction(ns, cfg, f, n, d);
-                if (!cfg->compaction || f->time < ns->next_allowed)
-                        continue;
-                int k = order_to_compact(cfg, f, n);
-                if (k < 0)
+                int k = order_to_compact(cfg, f, n, stalled);
+                ns->confirmed = k >= 0 ? ns->confirmed + 1 : 0;
+                if (!cfg->compaction || st->episodes.active || f->time < ns->next_allowed || k < 0 ||
+                    (ns->confirmed < COMPACT_CONFIRM && !stalled))
                         continue;
                 d->compact[d->nr_compact++] = (struct compact_order){
                         .node = n->node, .order = (unsigned)k,
@@ -313,13 +379,22 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                 ns->order = (unsigned)k;
                 ns->before = n->free_at_order[k];
                 ns->next_allowed = f->time + cfg->interval;
+                st->compact_wanted = false;
         }
+}
+
+void policy_compaction_took(struct policy_state *st, int node, double seconds)
+{
+        struct node_compaction *ns = node_state(st, node);
+        if (ns && seconds > COMPACT_MAX_SECS)
+                ns->too_slow = true;
 }
 
 void policy_decide(struct policy_state *st, const struct policy_config *cfg,
                    const struct forecast *f, struct decision *d)
 {
-        *d = (struct decision){ .wsf_old = st->current, .wsf_new = st->current, .node = -1 };
+        *d = (struct decision){ .wsf_old = st->current, .wsf_new = st->current, .node = -1,
+                                .demand_class = -1, .learned_wsf = -1 };
         /* A value inherited above the baseline (from a previous instance) is
          * held for a calm period, as if just set: we do not know its history. */
         if (st->last_change == -INFINITY && st->current != st->baseline)

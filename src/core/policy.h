@@ -2,19 +2,28 @@
  *
  * Pure: a forecast, the configuration and the policy's own state in; a
  * decision out and the state updated. No I/O, no clock (time comes from the
- * samples). Owns every rule about vm.watermark_scale_factor (raise to the
- * value the numbers call for, decay in calm, the bounds and the OOM guard,
- * adopting an administrator's value) and about compaction (when, and the
- * exponential back-off when it did not help). */
+ * samples). Owns every rule about vm.watermark_scale_factor — raise when a
+ * pressure episode starts (episode.h) to the value past episodes of its kind
+ * needed (learn.h), or, for a kind never seen, to the value the measured
+ * shortfall of kswapd calls for; raise further by what a stall shows; give
+ * it back once the episode is over; the bounds, the OOM guard, adopting an
+ * administrator's value — and about compaction (only in calm, ahead of
+ * demand, and the exponential back-off when it did not help). */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "episode.h"
 #include "forecast.h"
+#include "learn.h"
+#include "recur.h"
 
 /* Capacity for per-node compaction state; nodes past it are not compacted. */
 #define POLICY_NODE_CAP 64
+/* Direct reclaim shows the gap fell short by at least what was reclaimed
+ * directly: a stall grows the gap by this many times that. */
+#define POLICY_STALL_GAIN 1.5
 /* Like the kernel's COMPACT_MAX_DEFER_SHIFT: wait at most 64 intervals. */
 #define POLICY_MAX_DEFER_SHIFT 6
 
@@ -24,6 +33,8 @@ struct policy_config {
         double oom_headroom;            /* fraction of managed memory */
         bool compaction;
         bool writes;                    /* false in dry-run and monitor-only */
+        /* kswapd's capacity until it is measured; 0: a share of memory */
+        double kswapd_prior_pages_per_sec;
 };
 
 struct node_compaction {
@@ -31,8 +42,10 @@ struct node_compaction {
         unsigned defer_shift;
         double next_allowed;            /* sample time */
         bool pending;                   /* compacted; judge on the next sample */
+        bool too_slow;                  /* the pending one took too long */
         unsigned order;
         double before;                  /* free pages in blocks >= order before */
+        unsigned confirmed;             /* samples in a row that called for it */
 };
 
 struct policy_state {
@@ -40,20 +53,31 @@ struct policy_state {
         long current;           /* the value in force (virtual in dry-run) */
         long kernel_seen;       /* last value read from or written to the kernel */
         long kernel_refused;    /* lowest value the kernel refused (EINVAL), LONG_MAX if none */
-        double last_change, last_raise, last_stall;
-        double kswapd_capacity;         /* best pgsteal_kswapd rate seen, decaying */
-        double kswapd_capacity_time;
+        double last_change, last_raise, last_stall;     /* sample times */
+        struct episode_tracker episodes;
+        double episode_end;             /* sample time the last episode ended */
+        double recur_until;             /* a raise for a recurring episode holds until then */
+        /* Between samples, watch free memory while an episode's onset could
+         * bring it to low within the horizon, and sample at once when it
+         * falls faster than the trigger rate (the daemon's fast path). */
+        bool onset_armed;
+        double onset_trigger_pages_per_sec;
+        struct learned learned;         /* kept across restarts by the daemon */
+        bool compact_wanted;            /* compaction stalls seen: compact in the next calm */
         struct node_compaction nodes[POLICY_NODE_CAP];
         size_t nr_nodes;
 };
 
 enum wsf_reason {
         WSF_KEEP,
-        WSF_RAISE_FORECAST,     /* free pages cross low before kswapd can keep up */
-        WSF_RAISE_STALL,        /* stalls or direct reclaim in the last interval */
-        WSF_LOWER_CALM,         /* calm period passed: halve the excess */
+        WSF_RAISE_FORECAST,     /* an episode of a kind not seen before: sized by kswapd's shortfall */
+        WSF_RAISE_STALL,        /* direct reclaim in the last interval: grown by what it showed */
+        WSF_LOWER_CALM,         /* the episode is over: back to the baseline */
         WSF_LOWER_GUARD,        /* the OOM guard no longer allows the value */
         WSF_ADOPT,              /* somebody else wrote the sysctl */
+        WSF_RAISE_LEARNED,      /* an episode of a known kind: what it needed before */
+        WSF_RAISE_RECUR,        /* an episode of a recurring kind is due: ahead of it */
+        _WSF_REASONS
 };
 
 struct compact_order {
@@ -75,9 +99,18 @@ struct decision {
         /* the zone that called for the value, and its numbers */
         int node;
         char zone[ZONE_NAME_MAX];
-        double secs_to_low, secs_to_min, drain, reclaim, reclaim_peak, direct;
+        double secs_to_low, secs_to_min;
+        double drain, reclaim, reclaim_peak, direct;    /* pages per second: demand, kswapd's
+                                                         * rate, its capacity, direct reclaim */
         double cover;                   /* seconds of shortfall the gap was sized for */
+        int demand_class;               /* learn_class_of() the episode's demand; -1 none */
         uint64_t stalls;
+        bool episode_ended;             /* an episode ended at this sample: */
+        struct episode_stats episode;   /* what it showed */
+        long learned_wsf;               /* and what its class needs now; -1 none */
+        bool onset;                     /* decided on a sample the fast path took early */
+        struct recurrence recur;        /* the recurring pattern seen, if any */
+        double recur_due_in;            /* seconds until its next episode is due */
         size_t nr_compact, nr_backoff;
         struct compact_order compact[POLICY_NODE_CAP];
         struct compact_backoff backoff[POLICY_NODE_CAP];
@@ -96,6 +129,10 @@ void policy_decide(struct policy_state *st, const struct policy_config *cfg,
  * decided value stays in force virtually, so it is not decided again. */
 void policy_write_failed(struct policy_state *st, const struct decision *d, bool keep_intent);
 
+/* Compacting `node` took `seconds`: a long one counts as harm at its
+ * judgement. */
+void policy_compaction_took(struct policy_state *st, int node, double seconds);
+
 /* The kernel refused `value` with EINVAL: it is above the kernel's maximum,
  * which is probed this way rather than assumed (1000 before Linux 5.19, 3000 after).
  * `accepted` is still in force. Bisects: returns the value to try next, or
@@ -109,4 +146,7 @@ long wsf_for_gap(double gap, uint64_t managed);
  * watermark stays within the reclaimable memory minus the headroom. */
 long wsf_guard(const struct forecast *f, double oom_headroom, long limit);
 
+/* The name of a reason in logs, traces and live.json; at most
+ * WSF_REASON_NAME_MAX - 1 characters. */
+#define WSF_REASON_NAME_MAX 24
 const char *wsf_reason_str(enum wsf_reason r);

@@ -13,6 +13,8 @@
 /* Capacity, not a kernel fact: the real number of orders is read from
  * buddyinfo (11 on x86-64, 14 on arm64 with 64K pages). */
 #define ORDER_CAP 32
+/* vm.watermark_scale_factor is in permyriad of a zone's managed pages. */
+#define PERMYRIAD 10000.0
 #define ZONE_NAME_MAX 16
 /* Node numbers above this are refused: far beyond the kernel's largest
  * MAX_NUMNODES (1 << 10), and small enough to stay an int. */
@@ -86,6 +88,7 @@ struct sample {
         struct zone *zones;             /* owned */
         struct vmstat vm;
         struct meminfo mem;
+        bool onset;                     /* taken early: the fast path saw free memory fall */
 };
 
 int buddyinfo_parse(const char *text, struct buddyinfo *out);

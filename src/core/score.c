@@ -77,10 +77,12 @@ static void judge_raises(struct score *s, const struct score_series *x, double t
                 struct score_raise *r = &s->raises[i];
                 if (r->verdict || r->node != x->node || strcmp(r->name, x->name) != 0 || t < r->t)
                         continue;
-                if (t > r->deadline)
+                if (t > r->deadline) {
                         r->verdict = -1;
-                else if (value < r->level)
+                } else if (value < r->level) {
                         r->verdict = 1;
+                        r->crossed = t;
+                }
         }
 }
 
@@ -113,15 +115,29 @@ int score_point(struct score *s, enum score_kind kind, int node, const char *nam
         return 0;
 }
 
-int score_raise(struct score *s, double t, int node, const char *name, double level, double value)
+int score_raise(struct score *s, double t, int reason, int node, const char *name,
+                double level, double value)
 {
         if (reserve((void **)&s->raises, &s->raises_cap, s->nr_raises, sizeof(*s->raises)) < 0)
                 return -ENOMEM;
         struct score_raise *r = &s->raises[s->nr_raises++];
-        *r = (struct score_raise){ .t = t, .level = level, .deadline = t + s->horizon, .node = node,
-                                   .verdict = value < level };
+        *r = (struct score_raise){ .t = t, .level = level, .deadline = t + s->horizon, .reason = reason,
+                                   .node = node, .verdict = value < level, .crossed = t };
         snprintf(r->name, sizeof(r->name), "%s", name);
         return 0;
+}
+
+void score_stalls(struct score *s, double t, uint64_t stalls)
+{
+        if (stalls == 0)
+                return;
+        for (size_t i = 0; i < s->nr_raises; i++) {
+                struct score_raise *r = &s->raises[i];
+                if (r->verdict == 0 && t >= r->t && t <= r->deadline) {
+                        r->verdict = 1;
+                        r->crossed = t;
+                }
+        }
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -133,6 +149,35 @@ static int cmp_double(const void *a, const void *b)
 static double median(const double *v, size_t n)
 {
         return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Per reason: counts and the median lead of the raises whose crossing came. */
+static int summarize_reasons(const struct score *s, struct score_summary *out)
+{
+        double *lead = calloc(s->nr_raises + 1, sizeof(double));
+        if (!lead)
+                return -ENOMEM;
+        for (int k = 0; k < SCORE_REASONS; k++) {
+                struct score_reason_summary *m = &out->reasons[k];
+                size_t n = 0;
+                m->lead_median = NAN;
+                for (size_t i = 0; i < s->nr_raises; i++) {
+                        const struct score_raise *r = &s->raises[i];
+                        if (r->reason != k)
+                                continue;
+                        m->raises++;
+                        m->false_alarms += r->verdict < 0;
+                        m->unjudged += r->verdict == 0;
+                        if (r->verdict > 0)
+                                lead[n++] = r->crossed - r->t;
+                }
+                if (n > 0) {
+                        qsort(lead, n, sizeof(double), cmp_double);
+                        m->lead_median = median(lead, n);
+                }
+        }
+        free(lead);
+        return 0;
 }
 
 int score_summarize(const struct score *s, struct score_summary *out)
@@ -174,5 +219,5 @@ int score_summarize(const struct score *s, struct score_summary *out)
                 out->false_alarms += s->raises[i].verdict < 0;
                 out->unjudged += s->raises[i].verdict == 0;
         }
-        return 0;
+        return summarize_reasons(s, out);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "policy.h"
 #include "sample.h"
 
 enum score_kind { SCORE_LOW, SCORE_MIN, SCORE_ORDER, _SCORE_KINDS };
@@ -35,11 +36,26 @@ struct score_event {
         double predicted;       /* the time the first warning gave */
 };
 
+/* Raises are judged per reason (enum wsf_reason), and those decided on a
+ * sample the fast path took at an onset together under this index. */
+#define SCORE_ONSET _WSF_REASONS
+#define SCORE_REASONS (_WSF_REASONS + 1)
+
 struct score_raise {
         double t, level, deadline;      /* level: the zone's low when it raised */
+        int reason;                     /* enum wsf_reason, or SCORE_ONSET */
         int node;
         char name[ZONE_NAME_MAX];
         int verdict;                    /* 0 pending, 1 crossed, -1 false alarm */
+        double crossed;                 /* sample time free pages were below level; with verdict 1 */
+};
+
+/* The raises of one reason: how many, how many were false alarms (free
+ * pages did not cross low within the horizon), how many the trace ended
+ * too early to judge, and how long before the crossing they came. */
+struct score_reason_summary {
+        size_t raises, false_alarms, unjudged;
+        double lead_median;             /* seconds; NAN without crossed raises */
 };
 
 struct score {
@@ -59,6 +75,7 @@ struct score_summary {
                                                                  * within20: SCORE_WITHIN_SHARE */
         size_t within20_n;
         size_t raises, false_alarms, unjudged;
+        struct score_reason_summary reasons[SCORE_REASONS];
 };
 
 void score_init(struct score *s, double horizon, double lead_time);
@@ -70,9 +87,16 @@ void score_free(struct score *s);
 int score_point(struct score *s, enum score_kind kind, int node, const char *name, double t,
                 double value, double level, double secs, bool has_forecast);
 
-/* A raise because the forecast saw zone (node, name), with `value` free
- * pages now, cross `level` (its low watermark) within the horizon. */
-int score_raise(struct score *s, double t, int node, const char *name, double level, double value);
+/* A raise for `reason` (or SCORE_ONSET) on account of zone (node, name), with `value` free
+ * pages now and `level` its low watermark: judged by whether free pages
+ * cross it within the horizon. */
+int score_raise(struct score *s, double t, int reason, int node, const char *name,
+                double level, double value);
+
+/* Allocations stalled at t (allocstall + compact_stall in the interval
+ * ending then): the memory a pending raise was for did run short, whether
+ * or not a sample caught free pages below low. */
+void score_stalls(struct score *s, double t, uint64_t stalls);
 
 /* A predicted time counts as "within" when its error is at most this share
  * of the lead time it was predicted with. */

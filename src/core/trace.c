@@ -137,6 +137,8 @@ char *trace_sample_line(const struct sample *s)
         json_put(&err, o, "vmstat", vm);
         put_u64s(&err, mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields));
         json_put(&err, o, "meminfo", mem);
+        if (s->onset)
+                json_put(&err, o, "onset", json_object_new_boolean(true));
         return line_of(o, err);
 }
 
@@ -401,18 +403,24 @@ static int parse_sample(json_object *o, struct sample *s, const struct perr *e)
         for (size_t i = 0; i < n; i++)
                 if ((r = parse_zone(json_object_array_get_idx(zones, i), s->nr_orders, &z[i], e)) < 0)
                         return r;
-        if ((r = get_u64s(vm, &s->vm, vmstat_fields, ARRAY_SIZE(vmstat_fields), INT64_MAX, e)) < 0)
+        if ((r = get_u64s(vm, &s->vm, vmstat_fields, ARRAY_SIZE(vmstat_fields), INT64_MAX, e)) < 0 ||
+            (r = get_u64s(mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields), TRACE_MAX_PAGES, e)) < 0)
                 return r;
-        return get_u64s(mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields), TRACE_MAX_PAGES, e);
+        /* optional: a sample the fast path took early */
+        json_object *onset = json_get(o, "onset");
+        if (onset && !json_object_is_type(onset, json_type_boolean))
+                return fail(e, "\"onset\" is not true or false");
+        s->onset = onset && json_object_get_boolean(onset);
+        return 0;
 }
 
 static int parse_reason(json_object *o, enum wsf_reason *out, const struct perr *e)
 {
-        char s[16];
+        char s[WSF_REASON_NAME_MAX];
         int r = get_str(o, "reason", s, sizeof(s), true, e);
         if (r < 0)
                 return r;
-        for (int i = WSF_KEEP; i <= WSF_ADOPT; i++)
+        for (int i = WSF_KEEP; i < _WSF_REASONS; i++)
                 if (strcmp(s, wsf_reason_str((enum wsf_reason)i)) == 0) {
                         *out = (enum wsf_reason)i;
                         return 0;

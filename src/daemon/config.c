@@ -17,7 +17,7 @@
 #include "sample.h"
 #include "util.h"
 
-enum key_type { T_DURATION, T_UINT, T_LONG, T_R2, T_PERCENT, T_BOOL, T_ORDER, T_LEVEL, T_PATH, T_SIZE };
+enum key_type { T_DURATION, T_UINT, T_LONG, T_R2, T_PERCENT, T_BOOL, T_ORDER, T_LEVEL, T_PATH, T_SIZE, T_RATE };
 
 struct key {
         const char *name;
@@ -34,6 +34,7 @@ static const struct key keys[] = {
         K(horizon, T_DURATION, 1, 600, "1s..10min"),
         K(max_wsf, T_LONG, 1, 3000, "1..3000"),
         K(calm_period, T_DURATION, 1, 3600, "1s..1h"),
+        K(kswapd_rate_prior, T_RATE, 1048576, 1099511627776.0, "auto, or 1M/s..1T/s (K, M, G or T: powers of 1024)"),
         K(trend_min_r2, T_R2, 0, 1, "0..1"),
         K(oom_headroom, T_PERCENT, 0, 0.5, "0%..50%"),
         K(compaction, T_BOOL, 0, 0, "yes or no"),
@@ -74,6 +75,8 @@ void config_engine_params(struct engine_params *p, const struct config *c, bool 
                         .calm_period = c->calm_period, .lead_time = c->compaction_lead_time,
                         .max_wsf = c->max_wsf, .oom_headroom = c->oom_headroom,
                         .compaction = c->compaction, .writes = writes,
+                        .kswapd_prior_pages_per_sec =
+                                page_size > 0 ? (double)c->kswapd_rate_prior / (double)page_size : 0,
                 },
                 .max_order = c->compaction_max_order,
                 .page_size = page_size, .thp_pmd_size = thp_pmd_size,
@@ -92,7 +95,7 @@ void config_defaults(struct config *c)
 {
         *c = (struct config){
                 .interval = 1, .window = 8, .horizon = 10, .max_wsf = 1000,
-                .calm_period = 30, .trend_min_r2 = 0.6, .oom_headroom = 0.05,
+                .calm_period = 3, .trend_min_r2 = 0.6, .oom_headroom = 0.05,
                 .compaction = true, .compaction_max_order = CONFIG_ORDER_AUTO,
                 .compaction_lead_time = 10, .dry_run = false, .log_level = LOG_INFO,
                 .record_max_size = CONFIG_RECORD_MAX_SIZE_DEFAULT,
@@ -206,6 +209,22 @@ int parse_size(const char *s, uint64_t *bytes)
         return 0;
 }
 
+/* "500M/s" (a size per second), or "auto" (0). */
+static int parse_rate(const char *s, uint64_t *bytes_per_sec)
+{
+        if (strcmp(s, "auto") == 0)
+                return *bytes_per_sec = 0, 0;
+        size_t n = strlen(s);
+        char size[32];
+        if (n < 3 || n - 2 >= sizeof(size) || strcmp(s + n - 2, "/s") != 0)
+                return -EINVAL;
+        memcpy(size, s, n - 2);
+        size[n - 2] = '\0';
+        if (strcmp(size, "none") == 0)
+                return -EINVAL;
+        return parse_size(size, bytes_per_sec);
+}
+
 static int parse_bool(const char *s, bool *out)
 {
         static const char *const yes[] = { "yes", "true", "on", "1" };
@@ -303,11 +322,13 @@ static int set_value(const struct key *k, const char *v, struct config *c)
                 return parse_bool(v, (bool *)field);
         case T_LEVEL:
                 return parse_level(v, (int *)field);
+        case T_RATE:
         case T_SIZE: {
                 uint64_t b;
-                if ((r = parse_size(v, &b)) < 0)
+                if ((r = k->type == T_RATE ? parse_rate(v, &b) : parse_size(v, &b)) < 0)
                         return r;
-                if (b && ((double)b < k->min || (double)b > k->max))
+                bool none = k->type == T_RATE ? strcmp(v, "auto") == 0 : b == 0;
+                if (!none && ((double)b < k->min || (double)b > k->max))
                         return -ERANGE;
                 memcpy(field, &b, sizeof(b));
                 return 0;

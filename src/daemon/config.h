@@ -25,7 +25,7 @@
 /* Bytes in a configuration file, at most: the shipped one, every setting
  * commented, is 3 KB. Whatever is longer is not a configuration file. */
 #define CONFIG_FILE_MAX 65536
-#define CONFIG_NR_KEYS 16
+#define CONFIG_NR_KEYS 17
 /* A trace is moved to FILE.1 when it grows past this: about a day at 1 s. */
 #define CONFIG_RECORD_MAX_SIZE_DEFAULT (100ull << 20)
 
@@ -35,6 +35,7 @@ struct config {
         double horizon;                 /* seconds */
         long max_wsf;
         double calm_period;             /* seconds */
+        uint64_t kswapd_rate_prior;     /* bytes per second; 0: auto (a share of memory) */
         double trend_min_r2;
         double oom_headroom;            /* fraction, 0..0.5 */
         bool compaction;

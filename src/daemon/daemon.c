@@ -18,6 +18,7 @@
 #include "fileio.h"
 #include "engine.h"
 #include "forecast.h"
+#include "keep-learned.h"
 #include "loop.h"
 #include "policy.h"
 #include "publish.h"
@@ -47,14 +48,27 @@ struct daemon {
         unsigned write_failures;        /* of the sysctl, in a row */
         unsigned long samples;  /* taken since start, for the debug log */
         sd_event_source *timer;
+        sd_event_source *fast;  /* the onset watch between samples; off while disarmed */
+        double fast_ref_time;   /* monotonic seconds */
+        uint64_t fast_ref_free; /* bytes free (sysinfo) at the last sample */
+        double fast_trigger;    /* bytes per second of fall that take a sample at once */
         struct recorder *rec;   /* record = FILE, NULL when not recording */
         struct publisher publisher;
         int exit_status;        /* non-zero: stopped for this reason */
+        struct keeper keeper;   /* what was learnt, in the state directory */
 };
 
 static bool acting(const struct daemon *d)
 {
         return !d->cfg.dry_run && !d->monitor_only;
+}
+
+/* The instance that writes the state directory: the one holding the
+ * instance lock, unless in dry-run (which does not take it, and may run
+ * beside the service). Monitor-only still learns what the kernel does. */
+static bool owns_state(const struct daemon *d)
+{
+        return d->lock_fd >= 0 && !d->cfg.dry_run;
 }
 
 static void enter_monitor_only(struct daemon *d, int err)
@@ -124,7 +138,9 @@ static void apply_compaction(struct daemon *d, const struct compact_order *c)
         bool all = false;
         double t0 = clock_secs(CLOCK_MONOTONIC);
         int r = acting(d) ? actuate_compact_node(d->opt->root, c->node, &all) : 0;
-        report_compact(d->log, c, acting(d), all, clock_secs(CLOCK_MONOTONIC) - t0, r);
+        double took = clock_secs(CLOCK_MONOTONIC) - t0;
+        report_compact(d->log, c, acting(d), all, took, r);
+        engine_compaction_took(&d->engine, c->node, took);
         if (actuate_denied(r) && !d->monitor_only)
                 enter_monitor_only(d, r);
 }
@@ -157,6 +173,7 @@ static void act(struct daemon *d, struct decision *dec)
         else if (dec->reason != WSF_KEEP && acting(d))
                 apply_wsf(d, dec);
         report_wsf(d->log, dec, acting(d));
+        report_episode(d->log, dec);
         for (size_t i = 0; i < dec->nr_backoff; i++)
                 report_backoff(d->log, &dec->backoff[i]);
         for (size_t i = 0; i < dec->nr_compact; i++)
@@ -248,18 +265,37 @@ static int check_orders(struct daemon *d, const struct config *c, char *err, siz
         return config_check_orders(c, d->opt->config_path, d->sample.nr_orders, err, errsz);
 }
 
-static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+/* Checks of free memory between samples, this many per interval. */
+#define ONSET_CHECKS_PER_INTERVAL 4
+
+/* Arm the fast path when the engine asks for it: free memory is read with
+ * one system call a few times per interval, and a fall faster than kswapd
+ * can make up takes a sample at once instead of up to an interval later. */
+static void watch_onset(struct daemon *d)
 {
-        struct daemon *d = userdata;
-        (void)usec;
-        int r = loop_timer_next(s, d->cfg.interval);
-        if (r < 0)
-                return sd_event_exit(sd_event_source_get_event(s), r);
-        r = sample_read(d->reader, &d->sample);
+        double trigger;
+        bool armed = engine_onset_watch(&d->engine, &trigger) &&
+                     free_bytes_quick(&d->fast_ref_free) == 0;
+        if (!armed) {
+                sd_event_source_set_enabled(d->fast, SD_EVENT_OFF);
+                return;
+        }
+        d->fast_ref_time = clock_secs(CLOCK_MONOTONIC);
+        d->fast_trigger = trigger * (double)d->page_size;
+        sd_event_source_set_time_relative(d->fast, (uint64_t)(d->cfg.interval * USEC_PER_SEC / ONSET_CHECKS_PER_INTERVAL));
+        sd_event_source_set_enabled(d->fast, SD_EVENT_ONESHOT);
+}
+
+/* One cycle: sample -> engine -> act, record, publish. onset: the fast path
+ * asked for it. */
+static void take_sample(struct daemon *d, bool onset)
+{
+        int r = sample_read(d->reader, &d->sample);
         if (r < 0) {
                 sample_failed(d, r);
-                return 0;
+                return;
         }
+        d->sample.onset = onset;
         if (d->read_failures) {
                 /* A gap longer than the window spans leaves only stale
                  * samples in it: start afresh rather than fit across it. */
@@ -272,13 +308,15 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
         }
         if (d->rec)
                 record_check(d, recorder_sample(d->rec, &d->sample), "reached record_max_size");
-        log_msg(d->log, LOG_DEBUG, "sample %lu: vm.watermark_scale_factor %ld, %zu zones, window %zu",
-                ++d->samples, d->sample.wsf, d->sample.nr_zones, d->engine.window.len);
+        log_msg(d->log, LOG_DEBUG, "sample %lu%s: vm.watermark_scale_factor %ld, %zu zones, window %zu",
+                ++d->samples, onset ? " (onset)" : "", d->sample.wsf, d->sample.nr_zones,
+                d->engine.window.len);
         char err[ERR_MSG_MAX];
         if (!d->ready && check_orders(d, &d->cfg, err, sizeof(err)) < 0) {
                 log_msg(d->log, LOG_ERR, "%s; not starting", err);
                 d->exit_status = 1;
-                return sd_event_exit(sd_event_source_get_event(s), 0);
+                sd_event_exit(sd_event_source_get_event(d->timer), 0);
+                return;
         }
         struct engine_params p;
         config_engine_params(&p, &d->cfg, acting(d), d->page_size, d->thp_pmd_size);
@@ -287,7 +325,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
         r = engine_step(&d->engine, &p, &d->sample, &dec, &restarted);
         if (r < 0) {
                 log_msg(d->log, LOG_ERR, "keeping the sample: %s", strerror(-r));
-                return 0;
+                return;
         }
         if (restarted)
                 log_msg(d->log, LOG_NOTICE, "zone layout changed (memory hotplug?); window restarted");
@@ -295,11 +333,44 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
                 d->ready = true;
                 sd_notify(false, "READY=1");
         }
-        if (r == 1)
+        if (r == 1) {
+                keeper_step(&d->keeper, &d->engine.forecast, d->sample.time, owns_state(d));
                 act(d, &dec);
+        }
         if (r == 1 && d->rec)
                 record_check(d, recorder_decision(d->rec, d->sample.time, &dec, acting(d)), "");
         publish(d, true, r == 1 ? &dec : NULL);
+        watch_onset(d);
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct daemon *d = userdata;
+        (void)usec;
+        int r = loop_timer_next(s, d->cfg.interval);
+        if (r < 0)
+                return sd_event_exit(sd_event_source_get_event(s), r);
+        take_sample(d, false);
+        return 0;
+}
+
+static int on_fast_tick(sd_event_source *s, uint64_t usec, void *userdata)
+{
+        struct daemon *d = userdata;
+        (void)usec;
+        uint64_t free;
+        double now = clock_secs(CLOCK_MONOTONIC);
+        if (free_bytes_quick(&free) < 0)
+                return sd_event_source_set_enabled(s, SD_EVENT_OFF), 0;
+        double fell = (double)d->fast_ref_free - (double)free;
+        if (fell > 0 && fell >= d->fast_trigger * (now - d->fast_ref_time)) {
+                /* the next regular sample an interval after this one */
+                sd_event_source_set_time_relative(d->timer, (uint64_t)(d->cfg.interval * USEC_PER_SEC));
+                take_sample(d, true);
+                return 0;
+        }
+        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * USEC_PER_SEC / ONSET_CHECKS_PER_INTERVAL));
+        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         return 0;
 }
 
@@ -476,6 +547,7 @@ static int start(struct daemon *d, sd_event *e)
                 log_msg(d->log, LOG_ERR, "cannot set up sampling: %s", strerror(-r));
                 return r;
         }
+        keeper_start(&d->keeper, e, d->opt->learn_dir, engine_learned(&d->engine), d->log, owns_state(d));
         d->page_size = sysconf(_SC_PAGESIZE);
         d->thp_pmd_size = thp_pmd_size(d->opt->root);
         d->baseline_known = true;
@@ -490,6 +562,9 @@ static int start(struct daemon *d, sd_event *e)
                 enter_monitor_only(d, r);
         }
         if ((r = loop_timer_add(e, &d->timer, on_tick, d)) < 0 ||
+            (r = sd_event_add_time_relative(e, &d->fast, CLOCK_MONOTONIC, UINT64_MAX / 2, 1000,
+                                            on_fast_tick, d)) < 0 ||
+            (r = sd_event_source_set_enabled(d->fast, SD_EVENT_OFF)) < 0 ||
             (r = sd_event_set_watchdog(e, true)) < 0) {
                 log_msg(d->log, LOG_ERR, "cannot set up the event loop: %s", strerror(-r));
                 return r;
@@ -513,10 +588,13 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
                         log_msg(log, LOG_ERR, "event loop failed: %s", strerror(-r));
         }
         sd_notify(false, "STOPPING=1");
-        if (d.baseline_known)
+        if (d.baseline_known) {
                 restore(&d);
+                keeper_stop(&d.keeper, owns_state(&d));
+        }
         publish_stop(&d.publisher, opt->state_dir);
         sd_event_source_unref(d.timer);
+        sd_event_source_unref(d.fast);
         sd_event_unref(e);
         engine_free(&d.engine);
         int rc = recorder_close(d.rec);

@@ -12,6 +12,7 @@ struct daemon_options {
         bool config_must_exist;
         const char *root;               /* "" for the real system */
         const char *state_dir;          /* STATE_DIR unless testing */
+        const char *learn_dir;          /* what was learnt: LEARN_DIR or $STATE_DIRECTORY */
         /* command-line overrides, re-applied after every reload */
         bool force_dry_run, force_debug;
         double interval_override;       /* 0: none */

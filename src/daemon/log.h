@@ -18,6 +18,7 @@
 #define MSGID_RELOAD       "97615faba55b4e1cbdc8aa41d5ad405d"
 #define MSGID_START        "6df4ba32e1784311bff3ad22c73222b7"
 #define MSGID_RESTORE      "9b333cc74221435da8711887535c19dd"
+#define MSGID_EPISODE      "69fc4fc1872f470a91b187c308ff607a"
 
 struct logger {
         int level;              /* LOG_ERR .. LOG_DEBUG */

@@ -22,7 +22,7 @@
 /* live.json is rewritten at least this often (or each interval, if longer). */
 #define LIVE_HEARTBEAT 10.0
 #define PUBLISH_RECENT 10       /* decisions kept in live.json */
-#define PUBLISH_WSF_KINDS (WSF_ADOPT + 1)
+#define PUBLISH_WSF_KINDS _WSF_REASONS
 
 enum publish_mode { MODE_ACTING, MODE_DRY_RUN, MODE_MONITOR_ONLY };
 
@@ -35,7 +35,7 @@ struct publish_counters {
 
 struct publish_event {
         double time;                    /* CLOCK_REALTIME, seconds */
-        char kind[16];                  /* wsf_reason_str(), "compact" or "backoff" */
+        char kind[WSF_REASON_NAME_MAX]; /* wsf_reason_str(), "compact" or "backoff" */
         long wsf_old, wsf_new;
         int node;                       /* -1: none */
         char zone[ZONE_NAME_MAX];

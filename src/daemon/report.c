@@ -67,23 +67,30 @@ static void field_str(struct fields *fs, const char *name, const char *v)
 
 void report_reason(char *buf, size_t size, const struct decision *d)
 {
-        char low[32], ksw[32], peak[32], drain[32], direct[32];
-        format_secs(low, sizeof(low), d->secs_to_low);
+        char ksw[32], peak[32], drain[32], direct[32];
         format_rate(ksw, sizeof(ksw), d->reclaim);
         format_rate(peak, sizeof(peak), d->reclaim_peak);
         format_rate(drain, sizeof(drain), d->drain);
         format_rate(direct, sizeof(direct), d->direct);
         switch (d->reason) {
         case WSF_RAISE_FORECAST:
-                snprintf(buf, size, "free pages on node%d %s cross low in %s; drain %s, kswapd %s (best %s); gap for %.3g s of it",
-                         d->node, d->zone, low, drain, ksw, peak, d->cover);
+                snprintf(buf, size, "a pressure episode of a kind not seen before: demand %s, more than kswapd can reclaim (%s); gap for %.3g s of the shortfall",
+                         drain, peak, d->cover);
+                break;
+        case WSF_RAISE_LEARNED:
+                snprintf(buf, size, "a pressure episode like earlier ones (demand %s, class %d): they needed %ld",
+                         drain, d->demand_class, d->learned_wsf);
+                break;
+        case WSF_RAISE_RECUR:
+                snprintf(buf, size, "a recurring pressure episode (every %.1f s, %u in a row) is due in %.1f s; its kind needs %ld",
+                         d->recur.period, d->recur.episodes, d->recur_due_in, d->learned_wsf);
                 break;
         case WSF_RAISE_STALL:
-                snprintf(buf, size, "%llu stalls in the last interval; direct reclaim %s, kswapd %s; gap for %.3g s of it",
-                         (unsigned long long)d->stalls, direct, ksw, d->cover);
+                snprintf(buf, size, "%llu stalls in the last interval; direct reclaim %s, kswapd %s: the gap grows by %.3g times the shortfall",
+                         (unsigned long long)d->stalls, direct, ksw, POLICY_STALL_GAIN);
                 break;
         case WSF_LOWER_CALM:
-                snprintf(buf, size, "calm: no stall and free memory not falling");
+                snprintf(buf, size, "the pressure episode is over: free memory back above high, no stall for the calm period");
                 break;
         case WSF_LOWER_GUARD:
                 snprintf(buf, size, "the OOM guard allows at most %ld now", d->ceiling);
@@ -92,6 +99,7 @@ void report_reason(char *buf, size_t size, const struct decision *d)
                 snprintf(buf, size, "another process set it; adopted as the new baseline");
                 break;
         case WSF_KEEP:
+        case _WSF_REASONS:
                 buf[0] = '\0';
                 break;
         }
@@ -103,8 +111,9 @@ void report_wsf_message(char *msg, size_t size, const struct decision *d, bool a
         report_reason(reason, sizeof(reason), d);
         const char *verb = d->reason == WSF_ADOPT ? "adopt" :
                            d->wsf_new > d->wsf_old ? "raise" : "lower";
-        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld: %s",
-                 acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new, reason);
+        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld%s: %s",
+                 acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new,
+                 d->onset ? " at onset" : "", reason);
 }
 
 void report_wsf(const struct logger *l, const struct decision *d, bool acting)
@@ -119,6 +128,7 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
         field(&fs, "WSF_NEW", 0, (double)d->wsf_new);
         field(&fs, "WSF_CEILING", 0, (double)d->ceiling);
         field_str(&fs, "REASON", wsf_reason_str(d->reason));
+        field_str(&fs, "TRIGGER", d->onset ? "onset" : "sample");
         field(&fs, "ACTING", 0, acting);
         if (d->node >= 0) {
                 field(&fs, "NODE", 0, d->node);
@@ -128,8 +138,12 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
                 field(&fs, "DRAIN_PAGES_PER_SEC", 0, d->drain);
         }
         field(&fs, "RECLAIM_PAGES_PER_SEC", 0, d->reclaim);
-        if (d->wsf_new > d->wsf_old)
+        if (d->reason == WSF_RAISE_FORECAST)
                 field(&fs, "COVER_SECONDS", 3, d->cover);
+        if (d->demand_class >= 0)
+                field(&fs, "DEMAND_CLASS", 0, d->demand_class);
+        if (d->learned_wsf >= 0)
+                field(&fs, "LEARNED_WSF", 0, (double)d->learned_wsf);
         field(&fs, "STALLS", 0, (double)d->stalls);
         const char *id = d->reason == WSF_ADOPT ? MSGID_ADOPT :
                          d->wsf_new > d->wsf_old ? MSGID_RAISE : MSGID_LOWER;
@@ -137,6 +151,45 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
         if (d->reason == WSF_ADOPT)
                 prio = LOG_NOTICE;
         log_event(l, prio, id, msg, fs.f, fs.n);
+}
+
+void report_episode_message(char *msg, size_t size, const struct decision *d)
+{
+        const struct episode_stats *e = &d->episode;
+        char peak[32], ksw[32];
+        format_rate(peak, sizeof(peak), e->peak_demand_pages_per_sec);
+        format_rate(ksw, sizeof(ksw), e->kswapd_peak_pages_per_sec);
+        double mb = (double)sysconf(_SC_PAGESIZE) / 1e6;
+        unsigned long long stalls = (unsigned long long)e->allocstalls + (unsigned long long)e->compact_stalls;
+        int n = snprintf(msg, size,
+                         "pressure episode over after %.1f s: demand up to %s, %.0f MB in all; kswapd up to %s; closest to min %.0f MB (gap %.0f MB); %llu stalls, %.0f MB reclaimed directly",
+                         e->end - e->start, peak, e->demand_pages * mb, ksw, e->min_margin_pages * mb,
+                         e->gap_pages * mb, stalls, e->direct_pages * mb);
+        if (n >= 0 && (size_t)n < size && d->learned_wsf >= 0)
+                snprintf(msg + n, size - (size_t)n, "; its kind now needs %ld", d->learned_wsf);
+}
+
+void report_episode(const struct logger *l, const struct decision *d)
+{
+        if (!d->episode_ended)
+                return;
+        char msg[400];
+        report_episode_message(msg, sizeof(msg), d);
+        const struct episode_stats *e = &d->episode;
+        struct fields fs = { .n = 0 };
+        field(&fs, "EPISODE_SECONDS", 1, e->end - e->start);
+        field(&fs, "DEMAND_PEAK_PAGES_PER_SEC", 0, e->peak_demand_pages_per_sec);
+        field(&fs, "DEMAND_PAGES", 0, e->demand_pages);
+        field(&fs, "KSWAPD_PEAK_PAGES_PER_SEC", 0, e->kswapd_peak_pages_per_sec);
+        field(&fs, "MIN_MARGIN_PAGES", 0, e->min_margin_pages);
+        field(&fs, "GAP_PAGES", 0, e->gap_pages);
+        field(&fs, "WSF_MAX", 0, (double)e->wsf_max);
+        field(&fs, "ALLOCSTALLS", 0, (double)e->allocstalls);
+        field(&fs, "COMPACT_STALLS", 0, (double)e->compact_stalls);
+        field(&fs, "DIRECT_PAGES", 0, e->direct_pages);
+        if (d->learned_wsf >= 0)
+                field(&fs, "LEARNED_WSF", 0, (double)d->learned_wsf);
+        log_event(l, LOG_INFO, MSGID_EPISODE, msg, fs.f, fs.n);
 }
 
 void report_compact_message(char *msg, size_t size, const struct compact_order *c, bool acting,

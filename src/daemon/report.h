@@ -16,12 +16,15 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting);
 void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
                     bool all_nodes, double seconds, int err);
 void report_backoff(const struct logger *l, const struct compact_backoff *b);
+/* An episode ended at this decision: what it showed and what was learnt. */
+void report_episode(const struct logger *l, const struct decision *d);
 
 /* The same messages as text, for `memoptimizer replay`. */
 void report_wsf_message(char *msg, size_t size, const struct decision *d, bool acting);
 void report_compact_message(char *msg, size_t size, const struct compact_order *c, bool acting,
                             bool all_nodes, int err);
 void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b);
+void report_episode_message(char *msg, size_t size, const struct decision *d);
 
 /* Pages per second as a person reads it: "1.2 GB/s". */
 void format_rate(char *buf, size_t size, double pages_per_sec);

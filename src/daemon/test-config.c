@@ -532,7 +532,7 @@ static void key_list(void **state)
         size_t n = 0;
         for (const char *const *k = config_keys(); *k; k++)
                 n++;
-        assert_int_equal(n, 16);
+        assert_int_equal(n, 17);
 }
 
 /* record: an absolute file name, none or nothing; a relative name is refused
@@ -594,6 +594,31 @@ static void sizes(void **state)
         assert_non_null(strstr(err, ":1: invalid value '10MB' for record_max_size"));
 }
 
+/* kswapd_rate_prior: auto (0) or a size per second in range */
+static void rates(void **state)
+{
+        (void)state;
+        struct config c;
+        char err[512];
+        config_defaults(&c);
+        assert_true(c.kswapd_rate_prior == 0);
+        assert_int_equal(load_text("kswapd_rate_prior = 200M/s\n", &c, err, sizeof(err)), 0);
+        assert_true(c.kswapd_rate_prior == 200ull << 20);
+        assert_int_equal(load_text("kswapd_rate_prior = auto\n", &c, err, sizeof(err)), 0);
+        assert_true(c.kswapd_rate_prior == 0);
+        static const char *const bad[] = { "200M", "200M/", "/s", "none/s", "1.5G/s", "200MB/s", "200M/S", "0x1G/s" };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+                char text[64];
+                snprintf(text, sizeof(text), "kswapd_rate_prior = %s\n", bad[i]);
+                assert_int_equal(load_text(text, &c, err, sizeof(err)), -EINVAL);
+                assert_non_null(strstr(err, "invalid value"));
+        }
+        assert_int_equal(load_text("kswapd_rate_prior = 0/s\n", &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, ":1: out-of-range value '0/s' for kswapd_rate_prior; allowed: auto, or 1M/s..1T/s"));
+        assert_int_equal(load_text("kswapd_rate_prior = 2T/s\n", &c, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "out-of-range"));
+}
+
 static int make_tmp(void **state)
 {
         (void)state;
@@ -628,6 +653,7 @@ int main(void)
                 cmocka_unit_test(key_list),
                 cmocka_unit_test(record_key),
                 cmocka_unit_test(sizes),
+                cmocka_unit_test(rates),
         };
         return cmocka_run_group_tests(tests, make_tmp, rm_tmp);
 }

@@ -41,8 +41,29 @@ static void raise_by_forecast(const struct logger *l)
                 .reason = WSF_RAISE_FORECAST, .wsf_old = 10, .wsf_new = 596, .ceiling = 1000,
                 .node = 0, .zone = "Normal", .secs_to_low = 6.4, .secs_to_min = 7.1,
                 .drain = 89286, .reclaim = 0, .reclaim_peak = 1000, .cover = 4, .stalls = 0,
+                .demand_class = -1, .learned_wsf = -1,
         };
         report_wsf(l, &d, true);
+}
+
+static void raise_by_learning(const struct logger *l)
+{
+        struct decision d = {
+                .reason = WSF_RAISE_LEARNED, .wsf_old = 10, .wsf_new = 242, .ceiling = 1000,
+                .node = -1, .drain = 600000, .demand_class = 9, .learned_wsf = 242, .onset = true,
+        };
+        report_wsf(l, &d, true);
+}
+
+static void episode_over(const struct logger *l)
+{
+        struct decision d = { .reason = WSF_KEEP, .node = -1, .episode_ended = true, .learned_wsf = 242,
+                              .episode = { .start = 5, .end = 9.5, .peak_demand_pages_per_sec = 600000,
+                                           .demand_pages = 1500000, .kswapd_peak_pages_per_sec = 250000,
+                                           .min_margin_pages = 484000, .gap_pages = 600000,
+                                           .wsf_max = 1000, .allocstalls = 0, .direct_pages = 0,
+                                           .managed_pages = 6000000 } };
+        report_episode(l, &d);
 }
 
 static void raise_by_stall(const struct logger *l)
@@ -50,6 +71,7 @@ static void raise_by_stall(const struct logger *l)
         struct decision d = {
                 .reason = WSF_RAISE_STALL, .wsf_old = 10, .wsf_new = 71, .ceiling = 1000,
                 .node = -1, .direct = 43000, .reclaim = 600000, .cover = 1, .stalls = 65,
+                .demand_class = -1, .learned_wsf = -1,
         };
         report_wsf(l, &d, false);
 }
@@ -69,11 +91,18 @@ static void lines(void **state)
         (void)state;
         char out[4096];
         capture(raise_by_forecast, out, sizeof(out));
-        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 596: free pages on node0 Normal cross low in 6.4 s"));
-        assert_non_null(strstr(out, "gap for 4 s of it"));
+        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 596: a pressure episode of a kind not seen before"));
+        assert_non_null(strstr(out, "gap for 4 s of the shortfall"));
+        capture(raise_by_learning, out, sizeof(out));
+        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 242 at onset: a pressure episode like earlier ones"));
+        assert_non_null(strstr(out, "class 9): they needed 242"));
         capture(raise_by_stall, out, sizeof(out));
         assert_non_null(strstr(out, "would raise vm.watermark_scale_factor 10 -> 71: 65 stalls in the last interval"));
-        assert_non_null(strstr(out, "gap for 1 s of it"));
+        assert_non_null(strstr(out, "the gap grows by 1.5 times the shortfall"));
+        capture(episode_over, out, sizeof(out));
+        assert_non_null(strstr(out, "pressure episode over after 4.5 s"));
+        assert_non_null(strstr(out, "0 stalls"));
+        assert_non_null(strstr(out, "its kind now needs 242"));
         capture(compact_and_backoff, out, sizeof(out));
         assert_non_null(strstr(out, "compact node1: order-9 blocks run out in 3.5 s"));
         assert_non_null(strchr(strstr(out, "compact node1") , '\n'));

@@ -5,6 +5,8 @@
  * so tests can use fixture trees. */
 #pragma once
 
+#include <stdint.h>
+
 #include "sample.h"
 
 struct sample_reader;
@@ -17,5 +19,9 @@ void sample_reader_free(struct sample_reader *r);
  * sample_reader_invalidate() was called. */
 int sample_read(struct sample_reader *r, struct sample *out);
 void sample_reader_invalidate(struct sample_reader *r);
+/* Free memory in bytes as sysinfo(2) gives it: one system call, no file,
+ * cheap enough to watch for the onset of an episode between samples. */
+int free_bytes_quick(uint64_t *bytes);
+
 /* After sample_read() failed: the file it could not use, for the message. */
 const char *sample_reader_failed(const struct sample_reader *r);

@@ -44,7 +44,7 @@ start() {
         local name=$1
         shift
         mkdir -p "$work/run"
-        RUNTIME_DIRECTORY=$work/run "$bin" --dry-run --config "$src/conf/memoptimizer.conf" \
+        STATE_DIRECTORY=$work/lib RUNTIME_DIRECTORY=$work/run "$bin" --dry-run --config "$src/conf/memoptimizer.conf" \
                 --record "$out/$name.jsonl" "$@" 2> "$work/$name.log" &
         daemon=$!
         pids+=("$daemon")

@@ -1,0 +1,109 @@
+#include "episode.h"
+
+#include <math.h>
+#include <string.h>
+
+/* An episode ends when free memory has been back above high with no
+ * demand for this many samples in a row, or has had no demand for
+ * EPISODE_QUIET_SECS whatever free memory does (memory full of what
+ * kswapd cannot reclaim: holding the watermarks up would only burn CPU). */
+#define EPISODE_CALM_SAMPLES 2
+#define EPISODE_QUIET_SECS 5.0
+
+void pressure_of(const struct forecast *f, struct pressure *p)
+{
+        *p = (struct pressure){ 0 };
+        for (size_t i = 0; i < f->nr_zones; i++) {
+                const struct zone_forecast *z = &f->zones[i];
+                if ((double)z->managed_pages < STEER_MIN_SHARE * (double)f->managed_pages)
+                        continue;
+                p->managed_pages += z->managed_pages;
+                p->free_pages += z->free_pages;
+                p->wmark_min += (double)z->wmark_min;
+                p->wmark_low += (double)z->wmark_low;
+                p->wmark_high += (double)z->wmark_high;
+                p->consumption_pages_per_sec += z->consumption_last_pages_per_sec;
+        }
+        /* Reclaim frees pages in use: what the workload took is the net
+         * gain plus what was reclaimed meanwhile. */
+        p->kswapd_pages_per_sec = f->kswapd_rate;
+        p->direct_pages_per_sec = f->direct_rate;
+        p->demand_pages_per_sec = fmax(0, p->consumption_pages_per_sec + f->kswapd_rate + f->direct_rate);
+        p->allocstalls = f->allocstalls;
+        p->compact_stalls = f->compact_stalls;
+}
+
+void episode_init(struct episode_tracker *t)
+{
+        *t = (struct episode_tracker){ 0 };
+}
+
+static bool demanding(const struct episode_params *ep, const struct pressure *p)
+{
+        return p->demand_pages_per_sec >= ep->onset_share_per_sec * (double)p->managed_pages;
+}
+
+/* Free memory on its way to low within the horizon, or there already, while
+ * the workload demands; or something stalled. A demand that does not head
+ * for low in time (the page cache filling at disk speed) is no episode. */
+static bool pressing(const struct episode_params *ep, const struct pressure *p)
+{
+        if (p->allocstalls + p->compact_stalls > 0)
+                return true;
+        if (!demanding(ep, p))
+                return false;
+        if (p->free_pages <= p->wmark_low)
+                return true;
+        return p->consumption_pages_per_sec > 0 &&
+               (p->free_pages - p->wmark_low) / p->consumption_pages_per_sec < ep->horizon;
+}
+
+static void account(struct episode_stats *e, const struct pressure *p, double dt, long wsf)
+{
+        e->peak_demand_pages_per_sec = fmax(e->peak_demand_pages_per_sec, p->demand_pages_per_sec);
+        e->demand_pages += p->demand_pages_per_sec * dt;
+        e->kswapd_peak_pages_per_sec = fmax(e->kswapd_peak_pages_per_sec, p->kswapd_pages_per_sec);
+        if (p->free_pages < p->wmark_low)
+                e->kswapd_pressed_pages_per_sec = fmax(e->kswapd_pressed_pages_per_sec,
+                                                       p->kswapd_pages_per_sec);
+        e->kswapd_pages += p->kswapd_pages_per_sec * dt;
+        e->direct_pages += p->direct_pages_per_sec * dt;
+        double margin = p->free_pages - p->wmark_min;
+        if (margin < e->min_margin_pages) {
+                e->min_margin_pages = margin;
+                e->gap_pages = p->wmark_low - p->wmark_min;
+        }
+        if (wsf > e->wsf_max)
+                e->wsf_max = wsf;
+        e->allocstalls += p->allocstalls;
+        e->compact_stalls += p->compact_stalls;
+        e->managed_pages = p->managed_pages;
+}
+
+int episode_step(struct episode_tracker *t, const struct episode_params *ep, const struct pressure *p,
+                 double time, double dt, long wsf, struct episode_stats *ended)
+{
+        if (!t->active) {
+                if (!pressing(ep, p))
+                        return 0;
+                t->active = true;
+                t->calm_samples = 0;
+                t->cur = (struct episode_stats){ .start = time - dt, .min_margin_pages = INFINITY };
+                account(&t->cur, p, dt, wsf);
+                t->cur.end = time;
+                return 1;
+        }
+        account(&t->cur, p, dt, wsf);
+        if (pressing(ep, p)) {
+                t->cur.end = time;
+                t->calm_samples = 0;
+                return 0;
+        }
+        t->calm_samples++;
+        bool recovered = p->free_pages >= p->wmark_high && t->calm_samples >= EPISODE_CALM_SAMPLES;
+        if (!recovered && time - t->cur.end < EPISODE_QUIET_SECS)
+                return 0;
+        *ended = t->cur;
+        t->active = false;
+        return -1;
+}

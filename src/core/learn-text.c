@@ -1,0 +1,494 @@
+/* The learned state as text (learn.h: learn_format(), learn_parse()): one
+ * record a line, a keyword and then name-value pairs, in a fixed order:
+ *
+ *   # comment lines (only before the version line)
+ *   version 1
+ *   machine managed_pages N
+ *   kswapd unknown | kswapd capacity_pages_per_sec X at TIME
+ *   class C wsf X episodes N stalled N updated TIME         (known classes, C increasing)
+ *   episode start TIME duration X peak_demand_pages_per_sec X demand_pages X
+ *           min_margin_pages X wsf_max N stalls N            (one line; oldest first)
+ *
+ * N: a whole number; X: fixed decimal with three places; TIME: UTC,
+ * 2026-11-23T12:41:10.123Z. The parser takes nothing else: no other
+ * spacing, no exponent, no NaN. */
+#include "learn.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bounds of what the text may hold: wider than anything real, so that the
+ * learner's values always fit, narrow enough that no number in range can
+ * overflow what is computed from it. learn_format() writes a value beyond
+ * them at the bound, so its output is always accepted.
+ * Pages: 10^15 (4 EiB of 4 KiB pages). Rates: 10^12 pages/s (4 PB/s).
+ * Scale factors: LEARN_WSF_MAX (10000), the learner's own cap: there the
+ * low-min gap is the whole zone, above any kernel's limit.
+ * Durations: 10^9 s. Times: years 1970 to 9999. */
+#define PAGES_MAX 1e15
+#define COUNT_MAX UINT64_C(1000000000000000)   /* PAGES_MAX, for whole numbers */
+#define RATE_MAX 1e12
+#define SECS_MAX 1e9
+#define WALL_MAX 253402300799.999       /* 9999-12-31T23:59:59.999Z */
+#define LINE_MAX_LEN 512
+#define TOKENS_MAX 24
+
+static double clamp(double v, double lo, double hi)
+{
+        return v >= lo ? (v <= hi ? v : hi) : lo;       /* NaN: lo */
+}
+
+/* ---- UTC calendar (proleptic Gregorian), without the C library's time
+ * zone machinery: days since 1970-01-01 to a date and back (Howard
+ * Hinnant's algorithms, for years >= 0). */
+
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+        y -= m <= 2;
+        int64_t era = y / 400;
+        int64_t yoe = y - era * 400;
+        int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+        int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+        z += 719468;
+        int64_t era = z / 146097;
+        int64_t doe = z - era * 146097;
+        int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+        int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        int64_t mp = (5 * doy + 2) / 153;
+        *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+        *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+        *y = yoe + era * 400 + (*m <= 2);
+}
+
+static int days_in_month(int64_t y, int m)
+{
+        static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+        bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+        return m == 2 && leap ? 29 : days[m - 1];
+}
+
+/* ---- format ---- */
+
+struct text {
+        char *p;
+        size_t len, cap;
+        bool failed;
+};
+
+__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...)
+{
+        for (;;) {
+                va_list ap;
+                va_start(ap, fmt);
+                /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive of clang 14 */
+                int n = t->failed ? 0 : vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
+                va_end(ap);
+                if (t->failed || n < 0) {
+                        t->failed = true;
+                        return;
+                }
+                if ((size_t)n < t->cap - t->len) {
+                        t->len += (size_t)n;
+                        return;
+                }
+                size_t cap = t->cap * 2 + (size_t)n + 1;
+                char *p = realloc(t->p, cap);
+                if (!p) {
+                        t->failed = true;
+                        return;
+                }
+                t->p = p;
+                t->cap = cap;
+        }
+}
+
+/* A sample time as UTC with milliseconds. */
+static void put_time(struct text *t, double time, double wall_offset)
+{
+        int64_t ms = (int64_t)llround(clamp(time + wall_offset, 0, WALL_MAX) * 1000);
+        int64_t secs = ms / 1000, y;
+        int m, d;
+        civil_from_days(secs / 86400, &y, &m, &d);
+        int64_t sod = secs % 86400;
+        put(t, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, (int)(sod / 3600),
+            (int)(sod / 60 % 60), (int)(sod % 60), (int)(ms % 1000));
+}
+
+static void put_kswapd(struct text *t, const struct learned *l, double wall_offset)
+{
+        if (!(l->kswapd_capacity_pages_per_sec > 0)) {
+                put(t, "kswapd unknown\n");
+                return;
+        }
+        put(t, "kswapd capacity_pages_per_sec %.3f at ", clamp(l->kswapd_capacity_pages_per_sec, 0, RATE_MAX));
+        put_time(t, l->kswapd_updated, wall_offset);
+        put(t, "\n");
+}
+
+static void put_class(struct text *t, int c, const struct learn_class *k, double wall_offset)
+{
+        put(t, "class %d wsf %.3f episodes %u stalled %u updated ", c, clamp(k->wsf, 0, LEARN_WSF_MAX), k->episodes,
+            k->stalled < k->episodes ? k->stalled : k->episodes);
+        put_time(t, k->updated, wall_offset);
+        put(t, "\n");
+}
+
+static void put_episode(struct text *t, const struct learn_episode *e, double wall_offset)
+{
+        put(t, "episode start ");
+        put_time(t, e->start, wall_offset);
+        put(t, " duration %.3f peak_demand_pages_per_sec %.3f demand_pages %.3f min_margin_pages %.3f wsf_max %ld stalls %" PRIu64 "\n",
+            clamp(e->duration, 0, SECS_MAX), clamp(e->peak_demand_pages_per_sec, 0, RATE_MAX),
+            clamp(e->demand_pages, 0, PAGES_MAX), clamp(e->min_margin_pages, -PAGES_MAX, PAGES_MAX),
+            e->wsf_max < 0 ? 0 : e->wsf_max > (long)LEARN_WSF_MAX ? (long)LEARN_WSF_MAX : e->wsf_max,
+            e->stalls < COUNT_MAX ? e->stalls : COUNT_MAX);
+}
+
+int learn_format(const struct learned *l, double wall_offset, char **text)
+{
+        struct text t = { .p = malloc(4096), .cap = 4096 };
+        t.failed = !t.p;
+        put(&t, "# memoptimizer learned state: what past memory pressure episodes taught the daemon.\n"
+                "# Written by memoptimizer (memoptimizer(8), LEARNED STATE); `memoptimizer forget` deletes it.\n"
+                "# Times are UTC; rates in pages per second; wsf is vm.watermark_scale_factor.\n"
+                "# class C: episodes whose peak demand was 2^C to 2^(C+1) permyriad of managed memory a second.\n"
+                "version %d\n"
+                "machine managed_pages %" PRIu64 "\n",
+            LEARN_VERSION, l->managed_pages < COUNT_MAX ? l->managed_pages : COUNT_MAX);
+        put_kswapd(&t, l, wall_offset);
+        for (int c = 0; c < LEARN_CLASSES; c++)
+                if (l->classes[c].known)
+                        put_class(&t, c, &l->classes[c], wall_offset);
+        for (size_t i = 0; i < l->nr_history && i < LEARN_HISTORY; i++)
+                put_episode(&t, &l->history[i], wall_offset);
+        if (t.failed) {
+                free(t.p);
+                *text = NULL;
+                return -ENOMEM;
+        }
+        *text = t.p;
+        return 0;
+}
+
+/* ---- parse ---- */
+
+enum kind { NUMBER_WHOLE, NUMBER_FIXED, NUMBER_TIME };
+
+/* A value of a line: after its name, or bare (its name only for messages). */
+struct field {
+        const char *name;
+        bool bare;
+        enum kind kind;
+        double min, max;
+};
+
+struct line_spec {
+        const char *keyword;
+        const struct field *fields;
+        size_t nr_fields;
+};
+
+static const struct field version_fields[] = { { "version", true, NUMBER_WHOLE, 0, 1e9 } };
+static const struct field machine_fields[] = { { "managed_pages", false, NUMBER_WHOLE, 0, PAGES_MAX } };
+static const struct field kswapd_fields[] = {
+        { "capacity_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
+        { "at", false, NUMBER_TIME, 0, WALL_MAX },
+};
+static const struct field class_fields[] = {
+        { "class", true, NUMBER_WHOLE, 0, LEARN_CLASSES - 1 },
+        { "wsf", false, NUMBER_FIXED, 0, LEARN_WSF_MAX },
+        { "episodes", false, NUMBER_WHOLE, 0, UINT32_MAX },
+        { "stalled", false, NUMBER_WHOLE, 0, UINT32_MAX },
+        { "updated", false, NUMBER_TIME, 0, WALL_MAX },
+};
+static const struct field episode_fields[] = {
+        { "start", false, NUMBER_TIME, 0, WALL_MAX },
+        { "duration", false, NUMBER_FIXED, 0, SECS_MAX },
+        { "peak_demand_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
+        { "demand_pages", false, NUMBER_FIXED, 0, PAGES_MAX },
+        { "min_margin_pages", false, NUMBER_FIXED, -PAGES_MAX, PAGES_MAX },
+        { "wsf_max", false, NUMBER_WHOLE, 0, LEARN_WSF_MAX },
+        { "stalls", false, NUMBER_WHOLE, 0, PAGES_MAX },
+};
+
+#define SPEC(kw, f) { kw, f, sizeof(f) / sizeof((f)[0]) }
+static const struct line_spec version_line = SPEC("version", version_fields);
+static const struct line_spec machine_line = SPEC("machine", machine_fields);
+static const struct line_spec kswapd_line = SPEC("kswapd", kswapd_fields);
+static const struct line_spec class_line = SPEC("class", class_fields);
+static const struct line_spec episode_line = SPEC("episode", episode_fields);
+
+struct parser {
+        unsigned line;
+        char *err;
+        size_t errsz;
+};
+
+__attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const char *fmt, ...)
+{
+        int n = snprintf(p->err, p->errsz, "%u: ", p->line);
+        if (n >= 0 && (size_t)n < p->errsz) {
+                va_list ap;
+                va_start(ap, fmt);
+                /* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized): false positive of clang 14 */
+                vsnprintf(p->err + n, p->errsz - (size_t)n, fmt, ap);
+                va_end(ap);
+        }
+        return -EBADMSG;
+}
+
+/* "class C wsf X ...": what a line of the spec looks like, for messages. */
+static void usage(const struct line_spec *s, char *buf, size_t size)
+{
+        static const char *const placeholder[] = {
+                [NUMBER_WHOLE] = "N", [NUMBER_FIXED] = "X", [NUMBER_TIME] = "TIME"
+        };
+        size_t n = (size_t)snprintf(buf, size, "%s", s->keyword);
+        for (size_t i = 0; i < s->nr_fields && n < size; i++) {
+                const struct field *f = &s->fields[i];
+                n += (size_t)snprintf(buf + n, size - n, "%s%s %s", f->bare ? "" : " ", f->bare ? "" : f->name,
+                                      placeholder[f->kind]);
+        }
+}
+
+static bool digits(const char *s, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (s[i] < '0' || s[i] > '9')
+                        return false;
+        return true;
+}
+
+static int two(const char *s)
+{
+        return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+/* 2026-11-23T12:41:10.123Z to Unix time; -1 when it is not one. */
+static double parse_time(const char *s)
+{
+        static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+        if (strlen(s) != sizeof(shape) - 1)
+                return -1;
+        for (size_t i = 0; shape[i]; i++)
+                if (shape[i] == 'd' ? !digits(s + i, 1) : s[i] != shape[i])
+                        return -1;
+        int64_t y = two(s) * 100 + two(s + 2);
+        int mo = two(s + 5), d = two(s + 8), h = two(s + 11), mi = two(s + 14), sec = two(s + 17);
+        int ms = two(s + 20) * 10 + (s[22] - '0');
+        if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 59)
+                return -1;
+        int64_t secs = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + sec;
+        return (double)secs + ms / 1000.0;
+}
+
+/* A whole number or a fixed decimal with three places, exactly as
+ * learn_format() writes them; NAN when it is neither. */
+static double parse_number(const char *s, enum kind kind)
+{
+        const char *p = s + (kind == NUMBER_FIXED && *s == '-');
+        size_t whole = strspn(p, "0123456789");
+        if (whole == 0 || whole > 16 || (whole > 1 && *p == '0'))
+                return NAN;
+        if (kind == NUMBER_WHOLE ? p[whole] != '\0' :
+            p[whole] != '.' || strspn(p + whole + 1, "0123456789") != 3 || p[whole + 4] != '\0')
+                return NAN;
+        return strtod(s, NULL);         /* exact enough: at most 20 digits, checked above */
+}
+
+static int parse_value(struct parser *p, const struct field *f, const char *tok, double *v)
+{
+        const char *name = f->name;
+        *v = f->kind == NUMBER_TIME ? parse_time(tok) : parse_number(tok, f->kind);
+        if (f->kind == NUMBER_TIME && *v < 0)
+                return fail(p, "%s: '%s' is not a UTC time like 2026-11-23T12:41:10.123Z", name, tok);
+        if (isnan(*v))
+                return fail(p, "%s: '%s' is not a number written as %s", name, tok,
+                            f->kind == NUMBER_WHOLE ? "a whole number" : "a decimal with three places");
+        if (*v < f->min || *v > f->max)
+                return fail(p, "%s %s out of range (%.0f to %.0f)", name, tok, f->min, f->max);
+        return 0;
+}
+
+/* The values of a line of spec s into v[s->nr_fields]. */
+static int parse_fields(struct parser *p, const struct line_spec *s, char **tok, size_t ntok, double *v)
+{
+        size_t want = 1;
+        for (size_t i = 0; i < s->nr_fields; i++)
+                want += s->fields[i].bare ? 1 : 2;
+        bool ok = ntok == want;
+        for (size_t i = 0, t = 1; ok && i < s->nr_fields; i++)
+                if (!s->fields[i].bare && strcmp(tok[t++], s->fields[i].name) != 0)
+                        ok = false;
+                else if (parse_value(p, &s->fields[i], tok[t++], &v[i]) < 0)
+                        return -EBADMSG;
+        if (!ok) {
+                char u[256];
+                usage(s, u, sizeof(u));
+                return fail(p, "expected '%s'", u);
+        }
+        return 0;
+}
+
+/* What the parser expects next: the lines come in this order. */
+enum stage { WANT_VERSION, WANT_MACHINE, WANT_KSWAPD, IN_CLASSES, IN_EPISODES };
+
+static int parse_kswapd(struct parser *p, struct learned *l, char **tok, size_t ntok, double off)
+{
+        double v[2];
+        if (ntok == 2 && strcmp(tok[1], "unknown") == 0)
+                return 0;
+        if (parse_fields(p, &kswapd_line, tok, ntok, v) < 0)
+                return -EBADMSG;
+        l->kswapd_capacity_pages_per_sec = v[0];
+        l->kswapd_updated = v[1] - off;
+        return 0;
+}
+
+static int parse_class(struct parser *p, struct learned *l, char **tok, size_t ntok, double off, int *last)
+{
+        double v[5];
+        if (parse_fields(p, &class_line, tok, ntok, v) < 0)
+                return -EBADMSG;
+        int c = (int)v[0];
+        if (c <= *last)
+                return fail(p, "class %d after class %d: classes come once each, in increasing order", c, *last);
+        if (v[3] > v[2])
+                return fail(p, "stalled %.0f of only %.0f episodes", v[3], v[2]);
+        *last = c;
+        l->classes[c] = (struct learn_class){
+                .known = true, .wsf = v[1], .episodes = (unsigned)v[2], .stalled = (unsigned)v[3],
+                .updated = v[4] - off,
+        };
+        return 0;
+}
+
+static int parse_episode(struct parser *p, struct learned *l, char **tok, size_t ntok, double off)
+{
+        double v[7];
+        if (parse_fields(p, &episode_line, tok, ntok, v) < 0)
+                return -EBADMSG;
+        if (l->nr_history == LEARN_HISTORY)
+                return fail(p, "more than %d episodes", LEARN_HISTORY);
+        l->history[l->nr_history++] = (struct learn_episode){
+                .start = v[0] - off, .duration = v[1], .peak_demand_pages_per_sec = v[2],
+                .demand_pages = v[3], .min_margin_pages = v[4], .wsf_max = (long)v[5],
+                .stalls = (uint64_t)v[6],
+        };
+        return 0;
+}
+
+/* One line (NUL-terminated, without its newline). */
+static int parse_line(struct parser *p, struct learned *l, char *s, double off, enum stage *stage, int *last_class)
+{
+        static const char *const next[] = {
+                [WANT_VERSION] = "version", [WANT_MACHINE] = "machine", [WANT_KSWAPD] = "kswapd",
+        };
+        if (*s == '#' && *stage == WANT_VERSION)
+                return 0;
+        char *tok[TOKENS_MAX];
+        size_t ntok = 0;
+        for (char *t = s;; t++) {
+                char *sp = strchr(t, ' ');
+                if (ntok == 0 && *t == '\0')
+                        return fail(p, "an empty line");
+                if (ntok == TOKENS_MAX || sp == t || *t == '\0')
+                        return fail(p, ntok == TOKENS_MAX ? "too many words" : "a space too many");
+                tok[ntok++] = t;
+                if (!sp)
+                        break;
+                *sp = '\0';
+                t = sp;
+        }
+        double v;
+        if (*stage < IN_CLASSES && strcmp(tok[0], next[*stage]) != 0)
+                return fail(p, "expected the '%s' line, not '%s'", next[*stage], tok[0]);
+        switch (*stage) {
+        case WANT_VERSION:
+                if (ntok == 2 && parse_number(tok[1], NUMBER_WHOLE) != LEARN_VERSION)
+                        return fail(p, "version %s; this memoptimizer reads version %d", tok[1], LEARN_VERSION);
+                if (parse_fields(p, &version_line, tok, ntok, &v) < 0)
+                        return -EBADMSG;
+                *stage = WANT_MACHINE;
+                return 0;
+        case WANT_MACHINE:
+                if (parse_fields(p, &machine_line, tok, ntok, &v) < 0)
+                        return -EBADMSG;
+                l->managed_pages = (uint64_t)v;
+                *stage = WANT_KSWAPD;
+                return 0;
+        case WANT_KSWAPD:
+                *stage = IN_CLASSES;
+                return parse_kswapd(p, l, tok, ntok, off);
+        case IN_CLASSES:
+                if (strcmp(tok[0], "class") == 0)
+                        return parse_class(p, l, tok, ntok, off, last_class);
+                *stage = IN_EPISODES;
+                /* fall through */
+        case IN_EPISODES:
+                if (strcmp(tok[0], "class") == 0)
+                        return fail(p, "a 'class' line after an 'episode' line: classes come first");
+                if (strcmp(tok[0], "episode") != 0)
+                        return fail(p, "expected a 'class' or 'episode' line, not '%s'", tok[0]);
+                return parse_episode(p, l, tok, ntok, off);
+        }
+        return fail(p, "unexpected line");
+}
+
+static int parse(struct learned *l, const char *text, size_t len, double off, struct parser *p)
+{
+        static const char *const missing[] = {
+                [WANT_VERSION] = "version", [WANT_MACHINE] = "machine", [WANT_KSWAPD] = "kswapd",
+        };
+        if (len > LEARN_TEXT_MAX) {
+                p->line = 1;
+                return fail(p, "the text is longer than %d bytes", LEARN_TEXT_MAX);
+        }
+        enum stage stage = WANT_VERSION;
+        int last_class = -1;
+        char line[LINE_MAX_LEN + 1];
+        for (size_t pos = 0; pos < len;) {
+                p->line++;
+                const char *nl = memchr(text + pos, '\n', len - pos);
+                size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+                if (n > LINE_MAX_LEN)
+                        return fail(p, "longer than %d bytes", LINE_MAX_LEN);
+                if (!nl)
+                        return fail(p, "no newline at its end: the text was cut short");
+                for (size_t i = 0; i < n; i++)
+                        if (text[pos + i] < 0x20 || text[pos + i] > 0x7e)
+                                return fail(p, "a byte 0x%02x that is not printable ASCII",
+                                            (unsigned char)text[pos + i]);
+                memcpy(line, text + pos, n);
+                line[n] = '\0';
+                int r = parse_line(p, l, line, off, &stage, &last_class);
+                if (r < 0)
+                        return r;
+                pos += n + 1;
+        }
+        if (stage < IN_CLASSES) {
+                p->line++;
+                return fail(p, "the text ends before its '%s' line", missing[stage]);
+        }
+        return 0;
+}
+
+int learn_parse(struct learned *l, const char *text, size_t len, double wall_offset, char *err, size_t errsz)
+{
+        struct parser p = { .err = err, .errsz = errsz };
+        learn_init(l);
+        int r = parse(l, text, len, wall_offset, &p);
+        if (r < 0)
+                learn_init(l);
+        return r;
+}

@@ -1,0 +1,147 @@
+#include "learn.h"
+
+#include <math.h>
+#include <string.h>
+
+/* A stall shows the gap fell short by at least the pages reclaimed
+ * directly; grow by this much more, so that the next episode of the class
+ * has room to spare rather than just enough. */
+#define LEARN_STALL_GAIN 1.5
+/* An episode that left margin unused shows what it did use; keep this much
+ * more than that. */
+#define LEARN_SAFETY 1.25
+/* Shrink towards what an episode used by this share of the difference at a
+ * time: one calm episode is not proof that the next will be as calm. */
+#define LEARN_SHRINK 0.5
+/* kswapd's best rate is remembered across episodes and restarts, halving
+ * in weight over a day: what it reclaimed in the last episode is the best
+ * guess for the next. */
+#define LEARN_KSWAPD_HALF_LIFE (24 * 3600.0)
+/* Managed memory may differ this much from what was learnt on. */
+#define LEARN_MANAGED_TOLERANCE 0.10
+
+void learn_init(struct learned *l)
+{
+        *l = (struct learned){ 0 };
+}
+
+int learn_class_of(double pages_per_sec, uint64_t managed)
+{
+        if (managed == 0 || !(pages_per_sec > 0))
+                return -1;
+        double permyriad = pages_per_sec * PERMYRIAD / (double)managed;
+        if (permyriad < 1)
+                return -1;
+        int c = (int)floor(log2(permyriad));
+        return c < LEARN_CLASSES ? c : LEARN_CLASSES - 1;
+}
+
+void learn_expire(struct learned *l, double now, uint64_t managed)
+{
+        if (l->managed_pages && managed &&
+            fabs((double)managed - (double)l->managed_pages) > LEARN_MANAGED_TOLERANCE * (double)l->managed_pages) {
+                learn_init(l);
+                l->dirty = true;
+                return;
+        }
+        for (int c = 0; c < LEARN_CLASSES; c++)
+                if (l->classes[c].known && now - l->classes[c].updated > LEARN_MAX_AGE) {
+                        l->classes[c] = (struct learn_class){ 0 };
+                        l->dirty = true;
+                }
+        size_t keep = 0;
+        for (size_t i = 0; i < l->nr_history; i++)
+                if (now - l->history[i].start <= LEARN_MAX_AGE)
+                        l->history[keep++] = l->history[i];
+        if (keep != l->nr_history) {
+                l->nr_history = keep;
+                l->dirty = true;
+        }
+        if (l->kswapd_capacity_pages_per_sec > 0 && now - l->kswapd_updated > LEARN_MAX_AGE) {
+                l->kswapd_capacity_pages_per_sec = 0;
+                l->dirty = true;
+        }
+}
+
+/* The scale factor whose gap would just have done for e, summed over the
+ * steered zones. */
+static double needed_wsf(const struct episode_stats *e)
+{
+        double gap;
+        double direct = fmax(e->direct_pages, (double)e->allocstalls * STALL_PAGES);
+        if (e->allocstalls > 0 || e->direct_pages > 0)
+                gap = (e->gap_pages + direct) * LEARN_STALL_GAIN;
+        else    /* what was used of the gap, when free memory got below low */
+                gap = fmax(0, e->gap_pages - fmax(0, e->min_margin_pages)) * LEARN_SAFETY;
+        return fmin(gap * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
+}
+
+static void remember(struct learned *l, const struct episode_stats *e)
+{
+        if (l->nr_history == LEARN_HISTORY) {
+                memmove(&l->history[0], &l->history[1], (LEARN_HISTORY - 1) * sizeof(l->history[0]));
+                l->nr_history--;
+        }
+        l->history[l->nr_history++] = (struct learn_episode){
+                .start = e->start, .duration = e->end - e->start,
+                .peak_demand_pages_per_sec = e->peak_demand_pages_per_sec,
+                .demand_pages = e->demand_pages, .min_margin_pages = e->min_margin_pages,
+                .wsf_max = e->wsf_max, .stalls = e->allocstalls + e->compact_stalls,
+        };
+}
+
+void learn_episode(struct learned *l, const struct episode_stats *e)
+{
+        if (e->managed_pages == 0)
+                return;
+        l->managed_pages = e->managed_pages;
+        l->dirty = true;
+        remember(l, e);
+        learn_kswapd(l, e->kswapd_pressed_pages_per_sec, e->end);
+        int c = learn_class_of(e->peak_demand_pages_per_sec, e->managed_pages);
+        if (c < 0)
+                return;
+        struct learn_class *k = &l->classes[c];
+        bool stalled = e->allocstalls > 0 || e->direct_pages > 0;
+        double need = needed_wsf(e);
+        if (!k->known || need > k->wsf || stalled)
+                k->wsf = fmax(need, stalled && k->known ? k->wsf : 0);
+        else
+                k->wsf -= LEARN_SHRINK * (k->wsf - need);
+        k->known = true;
+        k->episodes++;
+        k->stalled += stalled;
+        k->updated = e->end;
+}
+
+double learn_kswapd_capacity(const struct learned *l, double now)
+{
+        double age = now - l->kswapd_updated;
+        return l->kswapd_capacity_pages_per_sec * (age > 0 ? exp2(-age / LEARN_KSWAPD_HALF_LIFE) : 1);
+}
+
+void learn_kswapd(struct learned *l, double pages_per_sec, double time)
+{
+        double old = learn_kswapd_capacity(l, time);
+        if (!(pages_per_sec > old))
+                return;
+        l->kswapd_capacity_pages_per_sec = pages_per_sec;
+        l->kswapd_updated = time;
+        l->dirty = true;
+}
+
+long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed)
+{
+        int c = learn_class_of(pages_per_sec, managed);
+        if (c < 0)
+                return -1;
+        /* its own class, then the ones above (a faster demand's size is the
+         * safe side), then below */
+        for (int d = 0; d <= LEARN_NEIGHBOURS; d++) {
+                if (c + d < LEARN_CLASSES && l->classes[c + d].known)
+                        return (long)ceil(l->classes[c + d].wsf);
+                if (d > 0 && c - d >= 0 && l->classes[c - d].known)
+                        return (long)ceil(l->classes[c - d].wsf);
+        }
+        return -1;
+}

@@ -1,0 +1,103 @@
+/* learn.h — what past pressure episodes taught: how wide the low-min gap
+ * had to be for each kind of episode, and how fast kswapd can reclaim.
+ *
+ * Episodes are told apart by how fast they demand memory: the class of an
+ * episode is the base-2 logarithm of its peak demand in permyriad of the
+ * machine's managed memory per second (class 10: about 10 % of memory per
+ * second). For each class the learner keeps the scale factor that would
+ * just have done: it grows by the shortfall an episode's stalls showed and
+ * shrinks by the margin an episode left unused. It also keeps the best
+ * rate kswapd reclaimed at while free memory was below low (its capacity,
+ * measured), for episodes of kinds it has not met, and the
+ * last episodes (their times and sizes, for anticipating ones that recur).
+ *
+ * Pure: episodes in, numbers out. Times are the samples' (monotonic
+ * seconds); the text form (learn_format(), learn_parse(), for the state
+ * directory and `status`) converts them to and from the wall clock with an
+ * offset the caller gives. Entries not confirmed for LEARN_MAX_AGE are
+ * forgotten, so a changed workload is learnt again. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "episode.h"
+
+#define LEARN_VERSION 1
+#define LEARN_CLASSES 24                /* classes 0..23: up to 2^23 permyriad/s */
+#define LEARN_HISTORY 32                /* episodes kept */
+#define LEARN_MAX_AGE (7 * 24 * 3600.0) /* seconds without an episode of the class */
+#define LEARN_NEIGHBOURS 2              /* classes either side consulted for an unknown one */
+/* No class needs more than this: above any kernel's limit (3000), so the
+ * bounds that apply (max_wsf, the kernel's, the OOM guard) still decide. */
+#define LEARN_WSF_MAX 10000.0
+
+struct learn_class {
+        bool known;
+        double wsf;             /* the scale factor this class needs */
+        unsigned episodes;      /* seen (and not forgotten) */
+        unsigned stalled;       /* of which stalled */
+        double updated;         /* sample time of the last episode */
+};
+
+/* An episode as kept in the history. */
+struct learn_episode {
+        double start, duration;                 /* seconds */
+        double peak_demand_pages_per_sec, demand_pages;
+        double min_margin_pages;
+        long wsf_max;
+        uint64_t stalls;                        /* allocstall + compact_stall */
+};
+
+struct learned {
+        uint64_t managed_pages;                 /* of the machine it was learnt on; 0: nothing yet */
+        double kswapd_capacity_pages_per_sec;   /* best shown below low; 0: unknown */
+        double kswapd_updated;                  /* sample time it was shown */
+        struct learn_class classes[LEARN_CLASSES];
+        struct learn_episode history[LEARN_HISTORY];    /* oldest first */
+        size_t nr_history;
+        bool dirty;                             /* changed since saved (or loaded) */
+};
+
+void learn_init(struct learned *l);
+
+/* The class of a demand of pages_per_sec on a machine of managed pages;
+ * -1 when it is below class 0 (less than 1 permyriad per second). */
+int learn_class_of(double pages_per_sec, uint64_t managed);
+
+/* Forget what is older than LEARN_MAX_AGE at `now`, and everything when the
+ * machine's managed memory is no longer within 10 % of what it was learnt
+ * on. */
+void learn_expire(struct learned *l, double now, uint64_t managed);
+
+/* Take an ended episode in. */
+void learn_episode(struct learned *l, const struct episode_stats *e);
+
+/* A kswapd reclaim rate shown at `time`. */
+void learn_kswapd(struct learned *l, double pages_per_sec, double time);
+/* The best rate shown, halving in weight over LEARN_KSWAPD_HALF_LIFE; 0
+ * when none was. */
+double learn_kswapd_capacity(const struct learned *l, double now);
+
+/* The scale factor learnt for a demand of pages_per_sec on this machine:
+ * its class's, or the nearest known class within LEARN_NEIGHBOURS (above
+ * first); -1 when nothing applies. 0 means: it needed no raise. */
+long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed);
+
+/* ---- text (learn-text.c) --------------------------------------------- */
+
+/* The text is at most this long (a full state is about 11 KB): a longer
+ * one is refused unread. */
+#define LEARN_TEXT_MAX 65536
+
+/* The learned state as the text of the state directory's file (caller
+ * frees *text). wall_offset: add to a sample time to get Unix time. 0 or
+ * -ENOMEM. */
+int learn_format(const struct learned *l, double wall_offset, char **text);
+
+/* Parse such a text into *l (which is reset first). Anything not exactly as
+ * learn_format() writes it, another version, or numbers out of range:
+ * -EBADMSG with "LINE: what is wrong" in err, and *l reset. */
+int learn_parse(struct learned *l, const char *text, size_t len, double wall_offset, char *err,
+                size_t errsz);

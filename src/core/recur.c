@@ -1,0 +1,66 @@
+#include "recur.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+/* Median of v[0..n), n >= 1. */
+static double median(const double *v, size_t n)
+{
+        double s[RECUR_MAX_EPISODES];
+        memcpy(s, v, n * sizeof(s[0]));
+        qsort(s, n, sizeof(s[0]), cmp_double);
+        return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* The starts of the most recent episodes of the last one's kind, newest
+ * first; how many. */
+static size_t same_kind(const struct learned *l, uint64_t managed, double *starts)
+{
+        const struct learn_episode *h = l->history;
+        int c = learn_class_of(h[l->nr_history - 1].peak_demand_pages_per_sec, managed);
+        size_t m = 0;
+        for (size_t i = l->nr_history; i-- > 0 && m < RECUR_MAX_EPISODES;) {
+                int k = learn_class_of(h[i].peak_demand_pages_per_sec, managed);
+                if (c < 0 || k < 0 || abs(k - c) > 1)
+                        break;
+                starts[m++] = h[i].start;
+        }
+        return m;
+}
+
+void recur_find(const struct learned *l, uint64_t managed, double now, struct recurrence *out)
+{
+        *out = (struct recurrence){ 0 };
+        if (l->nr_history < RECUR_MIN_EPISODES)
+                return;
+        double starts[RECUR_MAX_EPISODES], gaps[RECUR_MAX_EPISODES];
+        size_t m = same_kind(l, managed, starts);
+        if (m < RECUR_MIN_EPISODES)
+                return;
+        for (size_t k = 0; k + 1 < m; k++)
+                gaps[k] = starts[k] - starts[k + 1];
+        double period = median(gaps, m - 1);
+        if (!(period > 0))
+                return;
+        /* the run of steady gaps that ends with the newest episode */
+        size_t steady = 0;
+        while (steady + 1 < m && fabs(gaps[steady] - period) <= RECUR_JITTER * period)
+                steady++;
+        if (steady + 1 < RECUR_MIN_EPISODES)
+                return;
+        period = median(gaps, steady);
+        double next = starts[0] + period;
+        if (now > next + RECUR_TOLERANCE * period)
+                return;         /* overdue: the pattern broke */
+        *out = (struct recurrence){
+                .expected = true, .period = period, .next_start = next, .episodes = (unsigned)steady + 1,
+                .peak_demand_pages_per_sec = l->history[l->nr_history - 1].peak_demand_pages_per_sec,
+        };
+}
