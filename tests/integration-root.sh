@@ -117,6 +117,7 @@ cat "$tmp/log2" >> "$tmp/log"
 [ "$status" -eq 0 ] || { echo "FAIL: exit status $status"; exit 1; }
 after=$(cat "$wsf")
 [ "$after" = "$boot" ] || { echo "FAIL: after SIGTERM the scale factor is $after, not $boot"; exit 1; }
-logged "$tmp/log" "restored vm.watermark_scale_factor $left -> $boot" || { echo "FAIL: restore not logged"; exit 1; }
+# (the second instance may have raised again from $left: what it restores is its baseline)
+logged "$tmp/log" "restored vm.watermark_scale_factor [0-9]* -> $boot" || { echo "FAIL: restore not logged"; exit 1; }
 [ ! -e "$tmp/run/state" ] || { echo "FAIL: state file left behind"; exit 1; }
 echo "PASS: raised $boot -> $raised, held $left for $watch samples ($watched_ms ms) after a restart, restored $boot on SIGTERM"
