@@ -380,6 +380,41 @@ static void given_back_after_the_episode(void **state)
         sim_free(&s);
 }
 
+/* After the burst a reader churns its page cache: free memory holds just
+ * below the raised low watermark while kswapd reclaims 400000 pages/s for
+ * it. That is demand kswapd absorbs, not an episode: the value comes back
+ * once the burst has been quiet for EPISODE_QUIET_SECS and the calm period.
+ * (Counted as pressure, it kept the daemon at 1000 for a whole benchmark
+ * run: each raise made kswapd evict what the reader then read again.) */
+static void churn_below_raised_low_given_back(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        struct vmstat vm = { 0 };
+        int lowered_at = -1;
+        long raised = 10;
+        for (int t = 0; t <= 30 && lowered_at < 0; t++) {
+                uint64_t low = WMIN + (uint64_t)MANAGED * (uint64_t)s.kernel_wsf / 10000;
+                uint64_t free = t <= 6 ? burst_then_calm(t) : low - 1000 + 500 * (uint64_t)(t % 2);
+                if (t >= 7)
+                        vm.pgsteal_kswapd += 400000;
+                struct synth_zone z = zone_free(free);
+                if (!sim_step(&s, t, &z, 1, &vm, PLENTY, &d) || d.reason == WSF_KEEP)
+                        continue;
+                if (d.wsf_new > d.wsf_old)
+                        raised = d.wsf_new;
+                else
+                        lowered_at = t;
+        }
+        assert_true(raised > 10);
+        assert_int_equal(d.reason, WSF_LOWER_CALM);
+        assert_int_equal(d.wsf_new, 10);
+        assert_true(lowered_at > 6 && lowered_at <= 6 + 5 + 3 + 2);
+        sim_free(&s);
+}
+
 /* kswapd scans 5 % of memory per second and reclaims 1 % of what it
  * scans: memory full of what it cannot reclaim. A higher watermark would
  * only make it burn more CPU: no raise, however short the supply. */
@@ -700,6 +735,7 @@ int main(void)
                 cmocka_unit_test(compaction_stall_compacts),
                 cmocka_unit_test(stall_grows_the_gap_in_proportion),
                 cmocka_unit_test(given_back_after_the_episode),
+                cmocka_unit_test(churn_below_raised_low_given_back),
                 cmocka_unit_test(kswapd_failing_no_raise),
                 cmocka_unit_test(inherited_value_held),
                 cmocka_unit_test(noisy_flat_no_action),
