@@ -222,7 +222,9 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
         }
         if (p->allocstalls > 0 || p->direct_pages_per_sec > 0) {
                 st->last_stall = f->time;
-                long w = stall_target(st, p, f->dt);
+                /* as for the shortfall: below low kswapd is awake, and a
+                 * higher watermark only keeps it reclaiming after the burst */
+                long w = p->free_pages >= p->wmark_low ? stall_target(st, p, f->dt) : 0;
                 if (w > target) {
                         target = w;
                         *why = WSF_RAISE_STALL;
