@@ -43,19 +43,20 @@ static bool demanding(const struct episode_params *ep, const struct pressure *p)
         return p->demand_pages_per_sec >= ep->onset_share_per_sec * (double)p->managed_pages;
 }
 
-/* Free memory on its way to low within the horizon, or there already, while
- * the workload demands; or something stalled. A demand that does not head
- * for low in time (the page cache filling at disk speed) is no episode. */
+/* Free memory falling, on its way to low within the horizon or below it
+ * already; or something stalled. Demand that kswapd absorbs while free
+ * memory holds (a reader churning its page cache at a raised watermark, the
+ * page cache filling at disk speed) is no episode: counting it would keep a
+ * raise up for as long as the raise makes kswapd evict what is read again. */
 static bool pressing(const struct episode_params *ep, const struct pressure *p)
 {
         if (p->allocstalls + p->compact_stalls > 0)
                 return true;
-        if (!demanding(ep, p))
+        if (!demanding(ep, p) || p->consumption_pages_per_sec < ep->onset_share_per_sec * (double)p->managed_pages)
                 return false;
         if (p->free_pages <= p->wmark_low)
                 return true;
-        return p->consumption_pages_per_sec > 0 &&
-               (p->free_pages - p->wmark_low) / p->consumption_pages_per_sec < ep->horizon;
+        return (p->free_pages - p->wmark_low) / p->consumption_pages_per_sec < ep->horizon;
 }
 
 static void account(struct episode_stats *e, const struct pressure *p, double dt, long wsf)

@@ -134,13 +134,17 @@ static double cover_time(const struct policy_config *cfg, double age)
 }
 
 /* An episode of a kind never seen: the gap that covers what kswapd, at its
- * capacity, cannot reclaim of the demand, for the cover time. */
+ * capacity, cannot reclaim of the demand, for the cover time. Only while
+ * free memory is above low: below it kswapd is awake already, and a higher
+ * watermark makes it reclaim no faster now, only longer after the episode
+ * (page cache lost; a bench run raised 10 -> 743 four seconds into a burst
+ * that was over). What a stall shows, and what is learnt, still raise. */
 static long shortfall_target(const struct policy_state *st, const struct policy_config *cfg,
                              const struct forecast *f, const struct pressure *p, double demand,
                              double capacity, struct decision *d)
 {
         double shortfall = demand - capacity;
-        if (shortfall <= 0)
+        if (shortfall <= 0 || p->free_pages < p->wmark_low)
                 return 0;
         const struct zone_forecast *z = forecast_largest_zone(f);
         double cover = cover_time(cfg, f->time - st->episodes.cur.start);
@@ -218,7 +222,9 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
         }
         if (p->allocstalls > 0 || p->direct_pages_per_sec > 0) {
                 st->last_stall = f->time;
-                long w = stall_target(st, p, f->dt);
+                /* as for the shortfall: below low kswapd is awake, and a
+                 * higher watermark only keeps it reclaiming after the burst */
+                long w = p->free_pages >= p->wmark_low ? stall_target(st, p, f->dt) : 0;
                 if (w > target) {
                         target = w;
                         *why = WSF_RAISE_STALL;

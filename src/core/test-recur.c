@@ -104,6 +104,30 @@ static void another_kind_breaks_it(void **state)
         assert_false(r.expected);
 }
 
+/* A train whose peaks a sampler saw three classes apart (a short burst's
+ * peak depends on where it falls in the interval) but whose volumes agree
+ * is one pattern; its raise is sized for the highest peak. */
+static void volume_matches_what_the_peak_misses(void **state)
+{
+        (void)state;
+        struct learned l;
+        double starts[] = { 100, 104, 108 };
+        double peaks[] = { BURST, BURST / 8, BURST / 2 };
+        history(&l, starts, peaks, 3);
+        struct recurrence r;
+        recur_find(&l, MANAGED, 109, &r);
+        assert_false(r.expected);       /* no volumes known: peaks decide */
+        for (size_t i = 0; i < 3; i++)
+                l.history[i].demand_pages = 350000 + 50000 * (double)i;
+        recur_find(&l, MANAGED, 109, &r);
+        assert_true(r.expected);
+        assert_float_equal(r.next_start, 112, 1e-9);
+        assert_float_equal(r.peak_demand_pages_per_sec, BURST, 0);
+        l.history[2].demand_pages = 900000;     /* more than twice the others */
+        recur_find(&l, MANAGED, 109, &r);
+        assert_false(r.expected);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -112,6 +136,7 @@ int main(void)
                 cmocka_unit_test(jitter_tolerated_within_limits),
                 cmocka_unit_test(stopped_pattern_dropped),
                 cmocka_unit_test(another_kind_breaks_it),
+                cmocka_unit_test(volume_matches_what_the_peak_misses),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,7 +50,7 @@ struct daemon {
         sd_event_source *timer;
         sd_event_source *fast;  /* the onset watch between samples; off while disarmed */
         double fast_ref_time;   /* monotonic seconds */
-        uint64_t fast_ref_free; /* bytes free (sysinfo) at the last sample */
+        uint64_t fast_ref_free; /* bytes free (sysinfo) at the last sample or check */
         double fast_trigger;    /* bytes per second of fall that take a sample at once */
         struct recorder *rec;   /* record = FILE, NULL when not recording */
         struct publisher publisher;
@@ -362,6 +362,9 @@ static int on_fast_tick(sd_event_source *s, uint64_t usec, void *userdata)
         double now = clock_secs(CLOCK_MONOTONIC);
         if (free_bytes_quick(&free) < 0)
                 return sd_event_source_set_enabled(s, SD_EVENT_OFF), 0;
+        /* the fall since the previous check: a burst that starts late in
+         * the interval shows at its full rate, not diluted by the calm
+         * before it */
         double fell = (double)d->fast_ref_free - (double)free;
         if (fell > 0 && fell >= d->fast_trigger * (now - d->fast_ref_time)) {
                 /* the next regular sample an interval after this one */
@@ -369,6 +372,8 @@ static int on_fast_tick(sd_event_source *s, uint64_t usec, void *userdata)
                 take_sample(d, true);
                 return 0;
         }
+        d->fast_ref_free = free;
+        d->fast_ref_time = now;
         sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * USEC_PER_SEC / ONSET_CHECKS_PER_INTERVAL));
         sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         return 0;
