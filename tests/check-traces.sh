@@ -123,6 +123,26 @@ check fragmented "with compaction = no, the recorded compactions are listed as n
 check fragmented "with compaction = no, the summary counts no replayed compaction" \
         'grep -q "replayed decisions: .* 0 compactions" "$tmp/nc.txt"' "$(grep 'replayed decisions' "$tmp/nc.txt" | tr -s ' ')"
 
+# mixed: the bench's mixed scenario (a reader through the page cache, four
+# kinds of episode, calm phases of 20 s), recorded by the daemon it ran
+# (bench/run keeps it): the value goes up for episodes and comes back down
+# between them, to the baseline; no raise for a shortfall or for stalls
+# while free memory is already below low (kswapd is awake then, and a
+# higher watermark would only keep it reclaiming after the burst).
+replay mixed
+n=$(count mixed '($4 == "raise" || $4 == "raise-stall") && $6 < $7')
+check mixed "no shortfall or stall raise with free memory below low" '[ "$n" -eq 0 ]' "$n such raises"
+base=$(awk -F, 'NR == 2 { print $3 }' "$tmp/mixed.csv")
+n=$(count mixed "\$4 == \"lower\" && \$2 != $base")
+check mixed "every lower is to the baseline ($base)" '[ "$n" -eq 0 ]' "$n lowers elsewhere"
+read -r up longest rows < <(awk -F, -v b="$base" 'NR > 1 { n++; if ($2 > b) { u++; if (!s) s = $1; if ($1 - s > m) m = $1 - s } else s = 0 }
+        END { printf "%d %.0f %d\n", u, m, n }' "$tmp/mixed.csv")
+lowers=$(count mixed '$4 == "lower"')
+check mixed "given back after each of the four episode kinds, never held across a calm phase (20 s) and the next episode" \
+        '[ "$lowers" -ge 4 ] && [ "$longest" -le 35 ]' "$lowers lowers; $up of $rows samples above the baseline, longest stretch $longest s"
+n=$(count mixed '$4 ~ /^raise/')
+check mixed "it raised at all" '[ "$n" -ge 1 ]' "$n raises"
+
 # Debian 12 (6.1) and 13 (6.12), recorded in the package test's VMs under
 # a memory consumer, with tests/traces/debian-vm.conf: the decision code
 # runs on those kernels' numbers, and raises no later than the sample that

@@ -11,7 +11,6 @@ struct sim {
         struct engine_params p;
         long kernel_wsf;
         double t_offset;        /* added to every step's time (sim_step_shift()) */
-        uint64_t file_pages;    /* the file LRU the next samples report (inactive) */
 };
 
 static inline void sim_init(struct sim *s, long boot)
@@ -34,7 +33,6 @@ static inline bool sim_step(struct sim *s, double t, const struct synth_zone *zs
         struct sample smp;
         bool restarted;
         synth_sample(&smp, t + s->t_offset, s->kernel_wsf, zs, n, vm, reclaimable);
-        smp.mem.inactive_file = s->file_pages;
         int r = engine_step(&s->e, &s->p, &smp, d, &restarted);
         assert_true(r >= 0);
         if (r == 0)

@@ -24,9 +24,6 @@ void pressure_of(const struct forecast *f, struct pressure *p)
                 p->wmark_high += (double)z->wmark_high;
                 p->consumption_pages_per_sec += z->consumption_last_pages_per_sec;
         }
-        /* Page cache that grows is cache kswapd can take back as fast as it
-         * was read (a reader refilling it after an episode): no pressure. */
-        p->consumption_pages_per_sec -= fmax(0, f->file_growth_rate);
         /* Reclaim frees pages in use: what the workload took is the net
          * gain plus what was reclaimed meanwhile. */
         p->kswapd_pages_per_sec = f->kswapd_rate;

@@ -58,10 +58,7 @@ struct episode_tracker {
 struct pressure {
         uint64_t managed_pages;
         double free_pages, wmark_min, wmark_low, wmark_high;    /* pages */
-        /* In use gained over the last interval, net of frees, less what the
-         * page cache gained: cache kswapd reclaims as fast as it was read,
-         * so its growth (a reader refilling it) is no pressure. */
-        double consumption_pages_per_sec;
+        double consumption_pages_per_sec;       /* in use gained, last interval (net of frees) */
         double demand_pages_per_sec;            /* gross: consumption + reclaim, >= 0 */
         double kswapd_pages_per_sec, direct_pages_per_sec;
         uint64_t allocstalls, compact_stalls;   /* in the last interval */

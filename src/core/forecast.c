@@ -210,9 +210,6 @@ int forecast_compute(const struct window *w, const struct forecast_params *p, st
                 node_forecast(w, p, f->max_order, &f->nodes[j]);
         rates(w, f);
         f->reclaimable = s->mem.mem_free + s->mem.active_file + s->mem.inactive_file;
-        const struct sample *prev = window_at(w, w->len - 2);
-        f->file_growth_rate = ((double)(s->mem.active_file + s->mem.inactive_file) -
-                               (double)(prev->mem.active_file + prev->mem.inactive_file)) / dt;
         return 0;
 }
 

@@ -73,7 +73,6 @@ struct forecast {
         double direct_rate;             /* pgsteal_direct pages/s, last interval */
         uint64_t allocstalls, compact_stalls;   /* in the last interval */
         uint64_t reclaimable;           /* MemFree + file LRU, pages */
-        double file_growth_rate;        /* file LRU pages/s gained, last interval */
 };
 
 /* Needs at least two samples. out's arrays are (re)allocated. */

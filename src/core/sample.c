@@ -115,14 +115,13 @@ void buddyinfo_free(struct buddyinfo *b)
 
 /* ---- zoneinfo -------------------------------------------------------- */
 
-enum zi_field { ZI_FREE, ZI_MIN, ZI_LOW, ZI_HIGH, ZI_MANAGED, ZI_INACT, ZI_ACT, _ZI_MAX };
+enum zi_field { ZI_FREE, ZI_MIN, ZI_LOW, ZI_HIGH, ZI_MANAGED, _ZI_MAX };
 #define ZI_REQUIRED ((1u << ZI_FREE) | (1u << ZI_MIN) | (1u << ZI_LOW) | \
                      (1u << ZI_HIGH) | (1u << ZI_MANAGED))
 
 static const struct { const char *key; enum zi_field f; } zi_keys[] = {
         { "pages free", ZI_FREE },  { "min", ZI_MIN }, { "low", ZI_LOW },
         { "high", ZI_HIGH }, { "managed", ZI_MANAGED },
-        { "nr_zone_inactive_file", ZI_INACT }, { "nr_zone_active_file", ZI_ACT },
 };
 
 static uint64_t *zi_slot(struct zoneinfo_zone *z, enum zi_field f)
@@ -132,9 +131,7 @@ static uint64_t *zi_slot(struct zoneinfo_zone *z, enum zi_field f)
         case ZI_MIN: return &z->wmark_min;
         case ZI_LOW: return &z->wmark_low;
         case ZI_HIGH: return &z->wmark_high;
-        case ZI_MANAGED: return &z->managed_pages;
-        case ZI_INACT: return &z->nr_zone_inactive_file;
-        default: return &z->nr_zone_active_file;
+        default: return &z->managed_pages;
         }
 }
 

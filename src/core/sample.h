@@ -40,7 +40,6 @@ struct zoneinfo_zone {
         uint64_t pages_free;
         uint64_t wmark_min, wmark_low, wmark_high;
         uint64_t managed_pages;
-        uint64_t nr_zone_inactive_file, nr_zone_active_file;
 };
 
 struct zoneinfo {

@@ -128,35 +128,6 @@ static void demand_kswapd_absorbs_no_raise(void **state)
         sim_free(&s);
 }
 
-/* A reader refilling its page cache: free memory falls at 600000 pages/s,
- * twice what kswapd is credited with, as fast_fall does, but the file LRU
- * grows by as much. kswapd takes that cache back as fast as it came: no
- * episode, no raise. The same fall with the cache flat is one (the check
- * that the series would raise at all). */
-static void cache_refill_no_episode(void **state)
-{
-        (void)state;
-        for (int refill = 1; refill >= 0; refill--) {
-                struct sim s;
-                sim_init(&s, 10);
-                struct decision d;
-                int raised = -1;
-                for (int t = 0; t <= 9 && raised < 0; t++) {
-                        s.file_pages = refill ? 5000000 - fast_fall(t) : 0;
-                        struct synth_zone z = zone_free(fast_fall(t));
-                        if (sim_step(&s, t, &z, 1, NULL, PLENTY, &d) && d.reason != WSF_KEEP)
-                                raised = t;
-                }
-                if (refill) {
-                        assert_int_equal(raised, -1);
-                        assert_false(s.e.policy.episodes.active);
-                } else {
-                        assert_int_equal(raised, 5);
-                }
-                sim_free(&s);
-        }
-}
-
 /* A first episode takes free memory below low (20000 pages; low is 22000)
  * while kswapd reclaims `kswapd` pages/s: that is its capacity, measured.
  * Much later a demand of `demand` pages/s heads for low from 2000000: raised for only when it exceeds the measured capacity,
@@ -791,7 +762,6 @@ int main(void)
                 cmocka_unit_test(unknown_episode_sized_by_shortfall),
                 cmocka_unit_test(demand_kswapd_absorbs_no_raise),
                 cmocka_unit_test(below_low_no_raise),
-                cmocka_unit_test(cache_refill_no_episode),
                 cmocka_unit_test(capacity_measured_below_low),
                 cmocka_unit_test(added_memory_still_raises),
                 cmocka_unit_test(learned_size_shrinks_after_unused_margin),
