@@ -8,9 +8,10 @@
  *                        /proc/self/pagemap, which needs root).  Prints one
  *                        line, then holds the kept pages until SIGTERM/SIGINT.
  *   frag demand SIZE     Map SIZE bytes with MADV_HUGEPAGE and touch them,
- *                        timing the first touch of every 2 MiB region (the
- *                        fault that tries for a huge page, compaction
- *                        included).  Prints the share of SIZE that came as
+ *                        timing the fault and fill of every 2 MiB region
+ *                        (the fault that tries for a huge page, compaction
+ *                        included, and the rest of its 4 KiB pages), as
+ *                        thp-alloc does.  Prints the share of SIZE that came as
  *                        huge pages and the latency percentiles.
  *
  * SIZE: integer bytes with optional K, M or G suffix (1024-based).
@@ -56,9 +57,7 @@ static void on_signal(int sig)
 
 static double now_s(void)
 {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+        return (double)workload_now_ns() / (double)NSEC_PER_SEC;
 }
 
 static int fail(const char *what)
@@ -193,25 +192,13 @@ static int fragment(size_t size)
         }
         printf("bytes=%zu kept_pages=%ld seconds=%.3f\n", size, kept, now_s() - t0);
         fflush(stdout);
-        struct timespec slice = { .tv_nsec = 100 * 1000 * 1000 };
+        struct timespec slice = { .tv_nsec = 100L * 1000 * 1000 };
         while (!stop_sig)
                 nanosleep(&slice, NULL);
         return 0;
 }
 
 /* ---- demand ------------------------------------------------------------ */
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
-}
-
-static double percentile(const double *sorted, size_t n, double p)
-{
-        size_t i = (size_t)(p * (double)(n - 1) + 0.5);
-        return sorted[i < n ? i : n - 1];
-}
 
 static int demand(size_t size)
 {
@@ -225,26 +212,25 @@ static int demand(size_t size)
                 return fail(!lat || !p ? "allocating" : "madvise(MADV_HUGEPAGE)");
         }
         volatile char *v = p;
-        double sum = 0;
         for (size_t r = 0; r < regions && !stop_sig; r++) {
                 double a = now_s();
-                v[r * HUGE_2M] = 1;
-                lat[r] = (now_s() - a) * 1e6;
-                sum += lat[r];
-                for (size_t off = PAGE_4K; off < HUGE_2M; off += PAGE_4K)
+                for (size_t off = 0; off < HUGE_2M; off += PAGE_4K)
                         v[r * HUGE_2M + off] = 1;
+                lat[r] = (now_s() - a) * 1e6;
         }
-        if (stop_sig)
+        if (stop_sig) {
+                munmap(p, size);
+                free(lat);
                 return 128 + stop_sig;
+        }
         long kb = workload_anon_huge_kb();
         size_t thp = kb < 0 ? 0 : (size_t)kb * 1024;
         double secs = now_s() - t0;
-        qsort(lat, regions, sizeof(*lat), cmp_double);
+        struct workload_latency l = workload_latency_summary(lat, regions);
         printf("bytes=%zu thp_bytes=%zu thp_share=%.4f regions=%zu p50_us=%.1f p90_us=%.1f "
                "p99_us=%.1f max_us=%.1f mean_us=%.1f seconds=%.3f\n",
                size, thp, (double)thp / (double)size, regions,
-               percentile(lat, regions, 0.50), percentile(lat, regions, 0.90),
-               percentile(lat, regions, 0.99), lat[regions - 1], sum / (double)regions, secs);
+               l.p50, l.p90, l.p99, l.max, l.mean, secs);
         fflush(stdout);
         munmap(p, size);
         free(lat);

@@ -3,16 +3,24 @@
  * thp-alloc: deterministic anonymous-memory workload for memoptimizer
  * benchmarks.  Maps SIZE bytes (2 MiB aligned), optionally asks for
  * transparent huge pages, touches one byte per 4 KiB page (optionally
- * paced to RATE bytes/s), holds, unmaps; repeats N times.
+ * paced to RATE bytes/s), holds, unmaps; repeats N times.  Times the fault
+ * and fill of every 2 MiB region (pacing sleeps excluded): what the
+ * application waits for, whether the kernel stalled in reclaim or
+ * compaction or not.
  *
  * Output, one line per round:
  *   round=R bytes=B touch_seconds=T.ttt rate_MiBps=X thp_pages=N
- * Exit status: 0 ok, 1 bad arguments, 2 mmap failure, 128+sig on
- * SIGTERM/SIGINT.
+ *   regions=N lat_mean_us=X lat_p50_us=X lat_p99_us=X lat_max_us=X
+ * (thp_pages: AnonHugePages right after the touch).  --latencies FILE also
+ * writes every region's latency in microseconds, one per line, for a
+ * caller that merges several processes' percentiles.
+ * Exit status: 0 ok, 1 bad arguments, 2 mmap failure or FILE not
+ * writable, 128+sig on SIGTERM/SIGINT.
  */
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -23,12 +31,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "workload.h"
 
 #define PAGE_4K ((size_t)4096)
 #define MIB ((double)(1 << 20))
-#define NSEC_PER_SEC 1000000000LL
 #define SLEEP_SLICE_NS (100 * 1000000LL) /* bound on signal latency */
 
 static volatile sig_atomic_t stop_sig;
@@ -41,17 +49,20 @@ struct opts {
         int64_t pause_ns;
         unsigned long repeat;
         bool thp;
+        const char *latencies; /* file for every region's latency, or NULL */
 };
 
 struct round_result {
         size_t bytes;
         double touch_s;
         long thp_pages;
+        size_t regions;         /* 2 MiB regions touched */
+        struct workload_latency lat;
 };
 
 static const char usage_text[] =
         "usage: thp-alloc --size SIZE [--rate RATE] [--hold DURATION] "
-        "[--chunk SIZE] [--no-thp] [--repeat N] [--pause DURATION]\n"
+        "[--chunk SIZE] [--no-thp] [--repeat N] [--pause DURATION] [--latencies FILE]\n"
         "  SIZE/RATE: integer bytes with optional K, M or G suffix (1024-based)\n"
         "  DURATION:  integer with unit ns, us, ms, s, min or h (e.g. 500ms)\n";
 
@@ -62,49 +73,11 @@ static void usage(FILE *f)
 
 /* ---- argument parsing ------------------------------------------------ */
 
-static bool parse_u64(const char *s, char **end, uint64_t *out)
-{
-        if (*s < '0' || *s > '9')
-                return false;
-        errno = 0;
-        unsigned long long v = strtoull(s, end, 10);
-        if (errno == ERANGE)
-                return false;
-        *out = v;
-        return true;
-}
-
-static int64_t unit_ns(const char *unit)
-{
-        static const struct { const char *name; int64_t ns; } units[] = {
-                { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-                { "s", NSEC_PER_SEC }, { "min", 60 * NSEC_PER_SEC },
-                { "h", 3600 * NSEC_PER_SEC },
-        };
-        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-                if (strcmp(unit, units[i].name) == 0)
-                        return units[i].ns;
-        return 0;
-}
-
-static bool parse_duration(const char *s, int64_t *out)
-{
-        char *end;
-        uint64_t v;
-        if (!parse_u64(s, &end, &v))
-                return false;
-        int64_t mult = unit_ns(end);
-        if (mult == 0 || v > (uint64_t)(INT64_MAX / mult))
-                return false;
-        *out = (int64_t)v * mult;
-        return true;
-}
-
 static bool parse_count(const char *s, unsigned long *out)
 {
         char *end;
         uint64_t v;
-        if (!parse_u64(s, &end, &v) || *end != '\0' || v == 0 || v > ULONG_MAX)
+        if (!workload_parse_u64(s, &end, &v) || *end != '\0' || v == 0 || v > ULONG_MAX)
                 return false;
         *out = (unsigned long)v;
         return true;
@@ -118,7 +91,7 @@ static int bad_value(const char *opt, const char *val, const char *want)
 }
 
 enum { OPT_SIZE = 256, OPT_RATE, OPT_HOLD, OPT_CHUNK, OPT_NO_THP,
-       OPT_REPEAT, OPT_PAUSE, OPT_HELP };
+       OPT_REPEAT, OPT_PAUSE, OPT_LATENCIES, OPT_HELP };
 
 static const struct option long_opts[] = {
         { "size", required_argument, NULL, OPT_SIZE },
@@ -128,6 +101,7 @@ static const struct option long_opts[] = {
         { "no-thp", no_argument, NULL, OPT_NO_THP },
         { "repeat", required_argument, NULL, OPT_REPEAT },
         { "pause", required_argument, NULL, OPT_PAUSE },
+        { "latencies", required_argument, NULL, OPT_LATENCIES },
         { "help", no_argument, NULL, OPT_HELP },
         { NULL, 0, NULL, 0 },
 };
@@ -147,14 +121,17 @@ static int apply_opt(struct opts *o, int c, const char *arg)
         case OPT_CHUNK:
                 return workload_parse_size(arg, &o->chunk) ? 0 : bad_value(name, arg, SIZE_WANT);
         case OPT_HOLD:
-                return parse_duration(arg, &o->hold_ns) ? 0 : bad_value(name, arg, DUR_WANT);
+                return workload_parse_duration(arg, &o->hold_ns) ? 0 : bad_value(name, arg, DUR_WANT);
         case OPT_PAUSE:
-                return parse_duration(arg, &o->pause_ns) ? 0 : bad_value(name, arg, DUR_WANT);
+                return workload_parse_duration(arg, &o->pause_ns) ? 0 : bad_value(name, arg, DUR_WANT);
         case OPT_REPEAT:
                 return parse_count(arg, &o->repeat) ? 0 :
                         bad_value(name, arg, "a positive integer");
         case OPT_NO_THP:
                 o->thp = false;
+                return 0;
+        case OPT_LATENCIES:
+                o->latencies = arg;
                 return 0;
         default:
                 return 1;
@@ -217,13 +194,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- time and signals ------------------------------------------------ */
 
-static int64_t now_ns(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static struct timespec to_timespec(int64_t ns)
 {
         return (struct timespec){ .tv_sec = ns / NSEC_PER_SEC,
@@ -235,12 +205,12 @@ static struct timespec to_timespec(int64_t ns)
  * each slice ends at an absolute time, so there is no drift. */
 static void sleep_until(int64_t deadline)
 {
-        int64_t t = now_ns();
+        int64_t t = workload_now_ns();
         while (!stop_sig && t < deadline) {
                 int64_t next = t + SLEEP_SLICE_NS;
                 struct timespec ts = to_timespec(next < deadline ? next : deadline);
                 clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-                t = now_ns();
+                t = workload_now_ns();
         }
 }
 
@@ -259,11 +229,21 @@ static void install_handlers(void)
 
 /* ---- memory ------------------------------------------------------------ */
 
-static void touch_range(char *p, size_t len)
+/* Touch [from, from + len) of the 2 MiB-aligned base, adding each 2 MiB
+ * region's fault-and-fill time to lat_us[region]. */
+static void touch_range(char *base, size_t from, size_t len, double *lat_us)
 {
-        volatile char *v = p;
-        for (size_t off = 0; off < len; off += PAGE_4K)
-                v[off] = 1;
+        volatile char *v = base;
+        size_t end = from + len;
+        while (from < end) {
+                size_t region = from / HUGE_2M;
+                size_t stop = (region + 1) * HUGE_2M < end ? (region + 1) * HUGE_2M : end;
+                int64_t t = workload_now_ns();
+                for (size_t off = from; off < stop; off += PAGE_4K)
+                        v[off] = 1;
+                lat_us[region] += (double)(workload_now_ns() - t) / 1e3;
+                from = stop;
+        }
 }
 
 static int64_t pace_offset_ns(size_t done, size_t rate)
@@ -274,19 +254,33 @@ static int64_t pace_offset_ns(size_t done, size_t rate)
                (int64_t)((double)rem * (double)NSEC_PER_SEC / (double)rate);
 }
 
-/* Touch in chunks; returns elapsed seconds (pacing sleeps included). */
-static double touch_all(char *p, const struct opts *o)
+/* Touch in chunks; returns elapsed seconds (pacing sleeps included) and
+ * the bytes touched in *done. */
+static double touch_all(char *p, const struct opts *o, double *lat_us, size_t *done)
 {
-        int64_t t0 = now_ns();
-        size_t done = 0;
-        while (done < o->size && !stop_sig) {
-                size_t n = o->size - done < o->chunk ? o->size - done : o->chunk;
-                touch_range(p + done, n);
-                done += n;
+        int64_t t0 = workload_now_ns();
+        *done = 0;
+        while (*done < o->size && !stop_sig) {
+                size_t n = o->size - *done < o->chunk ? o->size - *done : o->chunk;
+                touch_range(p, *done, n, lat_us);
+                *done += n;
                 if (o->rate)
-                        sleep_until(t0 + pace_offset_ns(done, o->rate));
+                        sleep_until(t0 + pace_offset_ns(*done, o->rate));
         }
-        return (double)(now_ns() - t0) / (double)NSEC_PER_SEC;
+        return (double)(workload_now_ns() - t0) / (double)NSEC_PER_SEC;
+}
+
+static size_t regions_of(size_t bytes)
+{
+        return (bytes + HUGE_2M - 1) / HUGE_2M;
+}
+
+/* Returns false if the file could not be written. */
+static bool write_latencies(FILE *f, const double *lat_us, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                fprintf(f, "%.1f\n", lat_us[i]);
+        return fflush(f) == 0 && !ferror(f);
 }
 
 /* AnonHugePages of the whole process, in 2 MiB pages; -1 if unreadable. */
@@ -298,8 +292,8 @@ static long read_thp_pages(void)
 
 /* ---- rounds ------------------------------------------------------------ */
 
-/* Returns 0 on success, 2 if mmap failed. */
-static int run_round(const struct opts *o, struct round_result *r)
+/* Returns 0 on success, 2 if mmap failed or latf could not be written. */
+static int run_round(const struct opts *o, double *lat_us, FILE *latf, struct round_result *r)
 {
         char *p = workload_map_aligned(o->size);
         if (!p) {
@@ -311,37 +305,82 @@ static int run_round(const struct opts *o, struct round_result *r)
                 fprintf(stderr, "thp-alloc: warning: madvise(MADV_HUGEPAGE): %s\n",
                         strerror(errno));
         r->bytes = o->size;
-        r->touch_s = touch_all(p, o);
-        if (!stop_sig)
-                sleep_until(now_ns() + o->hold_ns);
+        memset(lat_us, 0, regions_of(o->size) * sizeof(*lat_us));
+        size_t done;
+        r->touch_s = touch_all(p, o, lat_us, &done);
         r->thp_pages = stop_sig ? -1 : read_thp_pages();
+        r->regions = regions_of(done);
+        if (!stop_sig)
+                sleep_until(workload_now_ns() + o->hold_ns);
         munmap(p, o->size);
+        if (latf && !write_latencies(latf, lat_us, r->regions)) {
+                fprintf(stderr, "thp-alloc: cannot write %s: %s\n", o->latencies, strerror(errno));
+                return 2;
+        }
+        r->lat = workload_latency_summary(lat_us, r->regions);
         return 0;
 }
 
 static void print_round(unsigned long round, const struct round_result *r)
 {
         double rate = r->touch_s > 0 ? (double)r->bytes / MIB / r->touch_s : 0;
-        printf("round=%lu bytes=%zu touch_seconds=%.3f rate_MiBps=%.1f thp_pages=%ld\n",
-               round, r->bytes, r->touch_s, rate, r->thp_pages);
+        printf("round=%lu bytes=%zu touch_seconds=%.3f rate_MiBps=%.1f thp_pages=%ld "
+               "regions=%zu lat_mean_us=%.1f lat_p50_us=%.1f lat_p99_us=%.1f lat_max_us=%.1f\n",
+               round, r->bytes, r->touch_s, rate, r->thp_pages, r->regions,
+               r->lat.mean, r->lat.p50, r->lat.p99, r->lat.max);
         fflush(stdout);
 }
 
-static int run_all(const struct opts *o)
+static int run_rounds(const struct opts *o, double *lat_us, FILE *latf)
 {
         for (unsigned long i = 1; i <= o->repeat && !stop_sig; i++) {
                 if (i > 1)
-                        sleep_until(now_ns() + o->pause_ns);
+                        sleep_until(workload_now_ns() + o->pause_ns);
                 if (stop_sig)
                         break;
                 struct round_result r;
-                int rc = run_round(o, &r);
+                int rc = run_round(o, lat_us, latf, &r);
                 if (rc != 0)
                         return rc;
                 if (!stop_sig)
                         print_round(i, &r);
         }
         return stop_sig ? 128 + stop_sig : 0;
+}
+
+/* The file is the caller's (the benchmark's): refuse a symlink rather than
+ * write through it. */
+static FILE *open_latencies(const char *path)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+        FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+        if (!f) {
+                fprintf(stderr, "thp-alloc: cannot open %s: %s\n", path, strerror(errno));
+                if (fd >= 0)
+                        close(fd);
+        }
+        return f;
+}
+
+static int run_all(const struct opts *o)
+{
+        double *lat_us = calloc(regions_of(o->size), sizeof(*lat_us));
+        if (!lat_us) {
+                fputs("thp-alloc: out of memory for the latencies\n", stderr);
+                return 2;
+        }
+        FILE *latf = NULL;
+        if (o->latencies && !(latf = open_latencies(o->latencies))) {
+                free(lat_us);
+                return 2;
+        }
+        int rc = run_rounds(o, lat_us, latf);
+        if (latf && fclose(latf) != 0 && rc == 0) {
+                fprintf(stderr, "thp-alloc: cannot write %s: %s\n", o->latencies, strerror(errno));
+                rc = 2;
+        }
+        free(lat_us);
+        return rc;
 }
 
 int main(int argc, char **argv)
