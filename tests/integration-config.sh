@@ -146,4 +146,10 @@ if [ "$(id -u)" -ne 0 ]; then
         echo "SKIP: the default file's part needs root (a private mount namespace)"
         exit 77
 fi
+if ! unshare -m --propagation private true 2> "$tmp/unshare.err"; then
+        # e.g. in a chroot whose root is no mount point: never fall back to a
+        # shared namespace, where the bind mounts would reach the host
+        echo "SKIP: the default file's part needs a private mount namespace: $(cat "$tmp/unshare.err")"
+        exit 77
+fi
 unshare -m --propagation private "$0" "$bin" "$src" --default-file "$tmp"
