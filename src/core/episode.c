@@ -38,11 +38,6 @@ void episode_init(struct episode_tracker *t)
         *t = (struct episode_tracker){ 0 };
 }
 
-static bool demanding(const struct episode_params *ep, const struct pressure *p)
-{
-        return p->demand_pages_per_sec >= ep->onset_share_per_sec * (double)p->managed_pages;
-}
-
 /* Free memory falling, on its way to low within the horizon or below it
  * already; or something stalled. Demand that kswapd absorbs while free
  * memory holds (a reader churning its page cache at a raised watermark, the
@@ -52,7 +47,8 @@ static bool pressing(const struct episode_params *ep, const struct pressure *p)
 {
         if (p->allocstalls + p->compact_stalls > 0)
                 return true;
-        if (!demanding(ep, p) || p->consumption_pages_per_sec < ep->onset_share_per_sec * (double)p->managed_pages)
+        /* free memory falling at the onset share (the demand is at least that) */
+        if (p->consumption_pages_per_sec < ep->onset_share_per_sec * (double)p->managed_pages)
                 return false;
         if (p->free_pages <= p->wmark_low)
                 return true;
