@@ -10,6 +10,7 @@
  * the daemon does each interval. Nothing may crash, and the decision must
  * stay within its bounds. */
 #include <math.h>
+#include <stddef.h>
 
 #include "forecast.h"
 #include "fuzz.h"
@@ -81,7 +82,8 @@ static void run(const struct buddyinfo *b0, const struct zoneinfo *zi, struct cu
                 s.time = t;
                 s.wsf = (long)(take(c, 2) % 3001);
                 take_counters(c, (uint64_t *)&s.vm, sizeof(s.vm) / sizeof(uint64_t));
-                take_counters(c, (uint64_t *)&s.mem, sizeof(s.mem) / sizeof(uint64_t));
+                take_counters(c, (uint64_t *)&s.mem, offsetof(struct meminfo, parts_known) / sizeof(uint64_t));
+                s.mem.parts_known = take(c, 1) & 1;
                 if (sample_assemble(&s, &b, zi) < 0)
                         break;
                 fuzz_check(s.nr_zones > 0 && s.nr_zones <= b.nr_zones);

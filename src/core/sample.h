@@ -65,6 +65,12 @@ struct meminfo {
         uint64_t active_file, inactive_file;
         uint64_t hugepages_total, hugepages_free; /* in huge pages */
         uint64_t anon_huge;                       /* in pages */
+        /* What the workload holds that kswapd cannot give back by evicting
+         * clean page cache: anonymous (AnonPages, huge pages included) and
+         * shared memory, and page cache not yet clean. Traces recorded
+         * before 0.2 lack them. */
+        uint64_t anon_pages, shmem, dirty, writeback;   /* in pages */
+        bool parts_known;
 };
 
 /* A zone as the rest of the daemon sees it: buddyinfo joined with zoneinfo.

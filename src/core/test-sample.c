@@ -168,7 +168,7 @@ static void debian_kernel(const char *dir)
         };
         static const char *const meminfo[] = {
                 "MemTotal", "MemFree", "MemAvailable", "Active(file)", "Inactive(file)",
-                "HugePages_Total", "HugePages_Free", "AnonHugePages",
+                "HugePages_Total", "HugePages_Free", "AnonHugePages", "Dirty", "Writeback",
         };
         _cleanup_free_ char *vt = load_proc(dir, "vmstat");
         _cleanup_free_ char *mt = load_proc(dir, "meminfo");

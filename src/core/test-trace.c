@@ -41,6 +41,31 @@ static void sample_round_trip(void **state)
         free(line);
 }
 
+/* What the workload holds (AnonPages, Shmem, Dirty, Writeback) is written
+ * when the sample has it and read back; a sample without it (a trace
+ * recorded before 0.2) reads back without it, and says so. */
+static void sample_parts_round_trip(void **state)
+{
+        (void)state;
+        for (int known = 0; known <= 1; known++) {
+                struct sample s = make_sample(7);
+                s.mem.parts_known = known;
+                s.mem.anon_pages = known ? 23 : 0;
+                s.mem.shmem = known ? 24 : 0;
+                s.mem.dirty = known ? 21 : 0;
+                s.mem.writeback = known ? 22 : 0;
+                size_t len;
+                char *line = line_of(trace_sample_line(&s), &len);
+                assert_true((strstr(line, "\"dirty\":21") != NULL) == known);
+                struct trace_record rec = { 0 };
+                char err[200] = "";
+                assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+                assert_memory_equal(&rec.sample.mem, &s.mem, sizeof(s.mem));
+                trace_record_free(&rec);
+                free(line);
+        }
+}
+
 static void decision_round_trip(void **state)
 {
         (void)state;
@@ -114,6 +139,14 @@ static void bad_lines_refused(void **state)
                 { "{\"type\":\"sample\",\"t\":1,\"wsf\":10,\"nr_orders\":2,\"zones\":[{\"node\":0,\"zone\":\"N\","
                   "\"managed_pages\":1,\"wmark_min\":0,\"wmark_low\":0,\"wmark_high\":0,\"nr_free\":[1]}],\"vmstat\":{},\"meminfo\":{}}",
                   "1 free counts, not nr_orders 2" },
+                { "{\"type\":\"sample\",\"t\":1,\"wsf\":10,\"nr_orders\":1,\"zones\":[{\"node\":0,\"zone\":\"N\","
+                  "\"managed_pages\":1,\"wmark_min\":0,\"wmark_low\":0,\"wmark_high\":0,\"nr_free\":[1]}],\"vmstat\":{"
+                  "\"pgsteal_kswapd\":0,\"pgsteal_direct\":0,\"pgscan_kswapd\":0,\"pgscan_direct\":0,\"allocstall\":0,"
+                  "\"compact_stall\":0,\"compact_success\":0,\"compact_fail\":0,\"pgalloc\":0,"
+                  "\"kswapd_low_wmark_hit_quickly\":0,\"nr_free_pages\":0,\"oom_kill\":0},\"meminfo\":{"
+                  "\"mem_total\":1,\"mem_free\":1,\"mem_available\":1,\"active_file\":0,\"inactive_file\":0,"
+                  "\"hugepages_total\":0,\"hugepages_free\":0,\"anon_huge\":0,\"dirty\":5,\"writeback\":0}}",
+                  "some of \"anon_pages\", \"shmem\", \"dirty\" and \"writeback\" but not all" },
                 { "{\"a\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}", "invalid JSON" },
                 { "{\"type\":\"decision\",\"t\":1,\"reason\":\"panic\"}", "unknown reason" },
         };
@@ -186,6 +219,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(sample_round_trip),
+                cmocka_unit_test(sample_parts_round_trip),
                 cmocka_unit_test(decision_round_trip),
                 cmocka_unit_test(header_round_trip),
                 cmocka_unit_test(bad_lines_refused),

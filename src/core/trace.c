@@ -48,6 +48,8 @@ static const struct u64_field meminfo_fields[] = {
         MI(mem_total), MI(mem_free), MI(mem_available), MI(active_file), MI(inactive_file),
         MI(hugepages_total), MI(hugepages_free), MI(anon_huge),
 };
+/* optional (traces before 0.2 lack them): all or none */
+static const struct u64_field meminfo_parts_fields[] = { MI(anon_pages), MI(shmem), MI(dirty), MI(writeback) };
 #undef MI
 #define ZF(n) { #n, offsetof(struct zone, n) }
 static const struct u64_field zone_fields[] = {
@@ -136,6 +138,8 @@ char *trace_sample_line(const struct sample *s)
         put_u64s(&err, vm, &s->vm, vmstat_fields, ARRAY_SIZE(vmstat_fields));
         json_put(&err, o, "vmstat", vm);
         put_u64s(&err, mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields));
+        if (s->mem.parts_known)
+                put_u64s(&err, mem, &s->mem, meminfo_parts_fields, ARRAY_SIZE(meminfo_parts_fields));
         json_put(&err, o, "meminfo", mem);
         if (s->onset)
                 json_put(&err, o, "onset", json_object_new_boolean(true));
@@ -405,6 +409,17 @@ static int parse_sample(json_object *o, struct sample *s, const struct perr *e)
                         return r;
         if ((r = get_u64s(vm, &s->vm, vmstat_fields, ARRAY_SIZE(vmstat_fields), INT64_MAX, e)) < 0 ||
             (r = get_u64s(mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields), TRACE_MAX_PAGES, e)) < 0)
+                return r;
+        /* optional: what the workload holds, all or none (older traces lack it) */
+        size_t parts = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(meminfo_parts_fields); i++)
+                parts += json_object_object_get_ex(mem, meminfo_parts_fields[i].name, NULL);
+        if (parts != 0 && parts != ARRAY_SIZE(meminfo_parts_fields))
+                return fail(e, "\"meminfo\" has some of \"anon_pages\", \"shmem\", \"dirty\" and \"writeback\" but not all");
+        s->mem.parts_known = parts != 0;
+        s->mem.anon_pages = s->mem.shmem = s->mem.dirty = s->mem.writeback = 0;
+        if (s->mem.parts_known &&
+            (r = get_u64s(mem, &s->mem, meminfo_parts_fields, ARRAY_SIZE(meminfo_parts_fields), TRACE_MAX_PAGES, e)) < 0)
                 return r;
         /* optional: a sample the fast path took early */
         json_object *onset = json_get(o, "onset");

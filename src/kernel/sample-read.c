@@ -53,6 +53,7 @@ static enum meminfo_item mem_items[] = {
         MEMINFO_MEM_TOTAL, MEMINFO_MEM_FREE, MEMINFO_MEM_AVAILABLE,
         MEMINFO_MEM_ACTIVE_FILE, MEMINFO_MEM_INACTIVE_FILE,
         MEMINFO_MEM_HUGE_TOTAL, MEMINFO_MEM_HUGE_FREE, MEMINFO_MEM_HUGE_ANON,
+        MEMINFO_MEM_ANON, MEMINFO_MEM_SHARED, MEMINFO_MEM_DIRTY, MEMINFO_MEM_WRITEBACK,
 };
 
 int sample_reader_new(struct sample_reader **out, const char *root)
@@ -128,6 +129,8 @@ static int read_counters(struct sample_reader *r, struct sample *s)
                 .mem_total = M(0) / pk, .mem_free = M(1) / pk, .mem_available = M(2) / pk,
                 .active_file = M(3) / pk, .inactive_file = M(4) / pk,
                 .hugepages_total = M(5), .hugepages_free = M(6), .anon_huge = M(7) / pk,
+                .anon_pages = M(8) / pk, .shmem = M(9) / pk, .dirty = M(10) / pk,
+                .writeback = M(11) / pk, .parts_known = true,
         };
 #undef M
         return 0;
