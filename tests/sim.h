@@ -26,13 +26,16 @@ static inline void sim_init(struct sim *s, long boot)
         s->p.max_order = 9;
 }
 
-/* One interval; returns true when the policy decided (there was a forecast). */
-static inline bool sim_step(struct sim *s, double t, const struct synth_zone *zs, size_t n,
-                            const struct vmstat *vm, uint64_t reclaimable, struct decision *d)
+/* One interval with /proc/meminfo as given (mem_free plus the file pages
+ * are the reclaimable memory); returns true when the policy decided (there
+ * was a forecast). */
+static inline bool sim_step_mem(struct sim *s, double t, const struct synth_zone *zs, size_t n,
+                                const struct vmstat *vm, const struct meminfo *mem, struct decision *d)
 {
         struct sample smp;
         bool restarted;
-        synth_sample(&smp, t + s->t_offset, s->kernel_wsf, zs, n, vm, reclaimable);
+        synth_sample(&smp, t + s->t_offset, s->kernel_wsf, zs, n, vm, 0);
+        smp.mem = *mem;
         int r = engine_step(&s->e, &s->p, &smp, d, &restarted);
         assert_true(r >= 0);
         if (r == 0)
@@ -40,6 +43,13 @@ static inline bool sim_step(struct sim *s, double t, const struct synth_zone *zs
         if (d->reason != WSF_KEEP && s->p.policy.writes)
                 s->kernel_wsf = d->wsf_new;
         return true;
+}
+
+static inline bool sim_step(struct sim *s, double t, const struct synth_zone *zs, size_t n,
+                            const struct vmstat *vm, uint64_t reclaimable, struct decision *d)
+{
+        struct meminfo mem = { .mem_free = reclaimable };
+        return sim_step_mem(s, t, zs, n, vm, &mem, d);
 }
 
 /* Later steps' times start `secs` after the first step's: the same series

@@ -25,10 +25,15 @@ void pressure_of(const struct forecast *f, struct pressure *p)
                 p->consumption_pages_per_sec += z->consumption_last_pages_per_sec;
         }
         /* Reclaim frees pages in use: what the workload took is the net
-         * gain plus what was reclaimed meanwhile. */
+         * gain plus what was reclaimed meanwhile; a clean fill of the page
+         * cache (a reader) takes nothing kswapd cannot give back at once. */
         p->kswapd_pages_per_sec = f->kswapd_rate;
         p->direct_pages_per_sec = f->direct_rate;
-        p->demand_pages_per_sec = fmax(0, p->consumption_pages_per_sec + f->kswapd_rate + f->direct_rate);
+        p->clean_fill_pages_per_sec = fmin(f->clean_fill_rate, fmax(0, p->consumption_pages_per_sec));
+        p->thp_pages_per_sec = f->thp_rate;
+        p->held_pages_per_sec = f->parts_known ? f->held_rate : -1;
+        p->demand_pages_per_sec = fmax(0, p->consumption_pages_per_sec - p->clean_fill_pages_per_sec +
+                                              f->kswapd_rate + f->direct_rate);
         p->allocstalls = f->allocstalls;
         p->compact_stalls = f->compact_stalls;
 }
@@ -39,25 +44,32 @@ void episode_init(struct episode_tracker *t)
 }
 
 /* Free memory falling, on its way to low within the horizon or below it
- * already; or something stalled. Demand that kswapd absorbs while free
- * memory holds (a reader churning its page cache at a raised watermark, the
- * page cache filling at disk speed) is no episode: counting it would keep a
- * raise up for as long as the raise makes kswapd evict what is read again. */
+ * already, because the workload took it; or something stalled. Demand that
+ * kswapd absorbs while free memory holds (a reader churning its page cache
+ * at a raised watermark) is no episode, and neither is free memory taken by
+ * page cache that grows clean (a reader refilling what an episode evicted),
+ * nor a fall with nothing held growing (free pages being reported to a
+ * VM's host): counting them would keep a raise up for as long as the raise
+ * makes kswapd evict what is read again. */
 static bool pressing(const struct episode_params *ep, const struct pressure *p)
 {
         if (p->allocstalls + p->compact_stalls > 0)
                 return true;
-        /* free memory falling at the onset share (the demand is at least that) */
-        if (p->consumption_pages_per_sec < ep->onset_share_per_sec * (double)p->managed_pages)
+        /* free memory taken at the onset share (the demand is at least that) */
+        double share = ep->onset_share_per_sec * (double)p->managed_pages;
+        double taken = p->consumption_pages_per_sec - p->clean_fill_pages_per_sec;
+        if (taken < share || (p->held_pages_per_sec >= 0 && p->held_pages_per_sec < share))
                 return false;
         if (p->free_pages <= p->wmark_low)
                 return true;
-        return (p->free_pages - p->wmark_low) / p->consumption_pages_per_sec < ep->horizon;
+        return (p->free_pages - p->wmark_low) / taken < ep->horizon;
 }
 
-static void account(struct episode_stats *e, const struct pressure *p, double dt, long wsf)
+static void account(struct episode_stats *e, const struct episode_params *ep, const struct pressure *p,
+                    double dt, long wsf)
 {
         e->peak_demand_pages_per_sec = fmax(e->peak_demand_pages_per_sec, p->demand_pages_per_sec);
+        e->peak_thp_pages_per_sec = fmax(e->peak_thp_pages_per_sec, p->thp_pages_per_sec);
         e->demand_pages += p->demand_pages_per_sec * dt;
         e->kswapd_peak_pages_per_sec = fmax(e->kswapd_peak_pages_per_sec, p->kswapd_pages_per_sec);
         if (p->free_pages < p->wmark_low)
@@ -74,6 +86,9 @@ static void account(struct episode_stats *e, const struct pressure *p, double dt
                 e->wsf_max = wsf;
         e->allocstalls += p->allocstalls;
         e->compact_stalls += p->compact_stalls;
+        if (p->free_pages < p->wmark_low)
+                e->compact_stalls_short += p->compact_stalls;
+        e->compact_stall_pages = ep->compact_stall_pages;
         e->managed_pages = p->managed_pages;
 }
 
@@ -86,11 +101,11 @@ int episode_step(struct episode_tracker *t, const struct episode_params *ep, con
                 t->active = true;
                 t->calm_samples = 0;
                 t->cur = (struct episode_stats){ .start = time - dt, .min_margin_pages = INFINITY };
-                account(&t->cur, p, dt, wsf);
+                account(&t->cur, ep, p, dt, wsf);
                 t->cur.end = time;
                 return 1;
         }
-        account(&t->cur, p, dt, wsf);
+        account(&t->cur, ep, p, dt, wsf);
         if (pressing(ep, p)) {
                 t->cur.end = time;
                 t->calm_samples = 0;

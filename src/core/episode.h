@@ -24,6 +24,7 @@
 struct episode_stats {
         double start, end;                      /* sample times, seconds */
         double peak_demand_pages_per_sec;       /* highest gross demand in one interval */
+        double peak_thp_pages_per_sec;          /* highest rate of huge pages faulted in */
         double demand_pages;                    /* pages taken in all: in use gained + reclaimed */
         double kswapd_peak_pages_per_sec;       /* best kswapd reclaim in one interval */
         /* Best kswapd reclaim over an interval that ended with free memory
@@ -36,6 +37,11 @@ struct episode_stats {
         double gap_pages;                       /* low - min in force at that point */
         long wsf_max;                           /* highest scale factor in force */
         uint64_t allocstalls, compact_stalls;
+        /* Compaction stalls in intervals that ended with free memory below
+         * low: blocks were missing because memory was short, not only
+         * fragmented; each stands for a block of this many pages missing. */
+        uint64_t compact_stalls_short;
+        double compact_stall_pages;
         uint64_t managed_pages;                 /* of the steered zones */
 };
 
@@ -45,6 +51,7 @@ struct episode_params {
          * memory per second starts (or keeps alive) an episode: below it
          * nothing can head for low fast enough to matter. */
         double onset_share_per_sec;
+        double compact_stall_pages;     /* pages of a block of the compaction order */
 };
 
 struct episode_tracker {
@@ -59,7 +66,15 @@ struct pressure {
         uint64_t managed_pages;
         double free_pages, wmark_min, wmark_low, wmark_high;    /* pages */
         double consumption_pages_per_sec;       /* in use gained, last interval (net of frees) */
-        double demand_pages_per_sec;            /* gross: consumption + reclaim, >= 0 */
+        /* of the consumption, page cache that grew clean: kswapd absorbs it
+         * by evicting older cache (forecast.h) */
+        double clean_fill_pages_per_sec;
+        double thp_pages_per_sec;               /* huge pages faulted in, last interval */
+        /* anonymous and shared memory and dirty page cache gained, last
+         * interval; -1 when unknown (older traces) */
+        double held_pages_per_sec;
+        double demand_pages_per_sec;            /* gross: consumption less the clean fill,
+                                                 * plus reclaim, >= 0 */
         double kswapd_pages_per_sec, direct_pages_per_sec;
         uint64_t allocstalls, compact_stalls;   /* in the last interval */
 };

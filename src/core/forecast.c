@@ -177,6 +177,20 @@ static void rates(const struct window *w, struct forecast *f)
         f->direct_rate = window_last_delta(w, offsetof(struct vmstat, pgsteal_direct)) / f->dt;
         f->allocstalls = (uint64_t)window_last_delta(w, offsetof(struct vmstat, allocstall));
         f->compact_stalls = (uint64_t)window_last_delta(w, offsetof(struct vmstat, compact_stall));
+        const struct sample *s = window_newest(w), *prev = window_at(w, w->len - 2);
+        f->thp_rate = fmax(0, ((double)s->mem.anon_huge - (double)prev->mem.anon_huge) / f->dt);
+        f->clean_fill_rate = f->held_rate = 0;
+        f->parts_known = s->mem.parts_known && prev->mem.parts_known;
+        if (f->parts_known) {
+                double file = (double)(s->mem.active_file + s->mem.inactive_file) -
+                              (double)(prev->mem.active_file + prev->mem.inactive_file);
+                double dirty = (double)(s->mem.dirty + s->mem.writeback) -
+                               (double)(prev->mem.dirty + prev->mem.writeback);
+                double held = (double)(s->mem.anon_pages + s->mem.shmem) -
+                              (double)(prev->mem.anon_pages + prev->mem.shmem) + dirty;
+                f->clean_fill_rate = fmax(0, file - fmax(0, dirty)) / f->dt;
+                f->held_rate = fmax(0, held) / f->dt;
+        }
         f->kswapd_window_rate = window_fit_counter(w, offsetof(struct vmstat, pgsteal_kswapd), &fit) == 0 ?
                                 fit.slope : 0;
         f->kswapd_scan_rate = window_fit_counter(w, offsetof(struct vmstat, pgscan_kswapd), &fit) == 0 ?

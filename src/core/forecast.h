@@ -71,6 +71,20 @@ struct forecast {
         double kswapd_window_rate;      /* pgsteal_kswapd pages/s fitted over the window */
         double kswapd_scan_rate;        /* pgscan_kswapd pages/s fitted over the window */
         double direct_rate;             /* pgsteal_direct pages/s, last interval */
+        /* What the last interval's demand was made of (pages/s, >= 0):
+         * transparent huge pages faulted in (AnonHugePages gained), which
+         * kswapd's reclaim of single pages does not serve; page cache that
+         * grew clean (file pages gained less Dirty and Writeback gained),
+         * which kswapd absorbs by evicting older cache; and what the
+         * workload holds that kswapd cannot evict (AnonPages, Shmem, Dirty
+         * and Writeback gained). Free memory alone also falls for what
+         * nobody took: on a VM reporting free pages to its host, blocks
+         * being reported leave the free lists for a moment (100-150 MB dips
+         * that come back within a second were seen here). Without those
+         * counters in both samples (older traces) parts_known is false and
+         * the rates other than thp_rate are 0. */
+        double thp_rate, clean_fill_rate, held_rate;
+        bool parts_known;
         uint64_t allocstalls, compact_stalls;   /* in the last interval */
         uint64_t reclaimable;           /* MemFree + file LRU, pages */
 };

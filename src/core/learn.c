@@ -63,14 +63,24 @@ void learn_expire(struct learned *l, double now, uint64_t managed)
         }
 }
 
+/* What an episode's stalls showed was missing, in pages: what was
+ * reclaimed directly (at least a reclaim batch per allocation stall), and a
+ * block for each compaction stall while free memory was below low (memory
+ * short, not only fragmented: a compaction stall with free memory to spare
+ * is fragmentation, which compaction answers, policy.h). */
+static double stall_shortfall(const struct episode_stats *e)
+{
+        double direct = fmax(e->direct_pages, (double)e->allocstalls * STALL_PAGES);
+        return direct + (double)e->compact_stalls_short * e->compact_stall_pages;
+}
+
 /* The scale factor whose gap would just have done for e, summed over the
  * steered zones. */
 static double needed_wsf(const struct episode_stats *e)
 {
-        double gap;
-        double direct = fmax(e->direct_pages, (double)e->allocstalls * STALL_PAGES);
-        if (e->allocstalls > 0 || e->direct_pages > 0)
-                gap = (e->gap_pages + direct) * LEARN_STALL_GAIN;
+        double gap, shortfall = stall_shortfall(e);
+        if (shortfall > 0)
+                gap = (e->gap_pages + shortfall) * LEARN_STALL_GAIN;
         else    /* what was used of the gap, when free memory got below low */
                 gap = fmax(0, e->gap_pages - fmax(0, e->min_margin_pages)) * LEARN_SAFETY;
         return fmin(gap * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
@@ -102,12 +112,19 @@ void learn_episode(struct learned *l, const struct episode_stats *e)
         if (c < 0)
                 return;
         struct learn_class *k = &l->classes[c];
-        bool stalled = e->allocstalls > 0 || e->direct_pages > 0;
+        bool stalled = stall_shortfall(e) > 0;
         double need = needed_wsf(e);
-        if (!k->known || need > k->wsf || stalled)
-                k->wsf = fmax(need, stalled && k->known ? k->wsf : 0);
+        /* An unused margin shrinks what was held towards what was used, half
+         * way: for a kind never seen, what was held is the value in force
+         * during it, which did the job (what it used of the gap alone would
+         * not have: kswapd woke early because of it). */
+        double held = k->known ? k->wsf : (double)e->wsf_max;
+        if (stalled)
+                k->wsf = fmax(need, k->known ? k->wsf : 0);
+        else if (need >= held)
+                k->wsf = need;
         else
-                k->wsf -= LEARN_SHRINK * (k->wsf - need);
+                k->wsf = held - LEARN_SHRINK * (held - need);
         k->known = true;
         k->episodes++;
         k->stalled += stalled;

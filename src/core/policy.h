@@ -70,7 +70,8 @@ struct policy_state {
 
 enum wsf_reason {
         WSF_KEEP,
-        WSF_RAISE_FORECAST,     /* an episode of a kind not seen before: sized by kswapd's shortfall */
+        WSF_RAISE_FORECAST,     /* an episode of a kind not seen before, or one the value in force does
+                                 * not cover: grown by an interval of kswapd's shortfall */
         WSF_RAISE_STALL,        /* direct reclaim in the last interval: grown by what it showed */
         WSF_LOWER_CALM,         /* the episode is over: back to the baseline */
         WSF_LOWER_GUARD,        /* the OOM guard no longer allows the value */
@@ -102,7 +103,9 @@ struct decision {
         double secs_to_low, secs_to_min;
         double drain, reclaim, reclaim_peak, direct;    /* pages per second: demand, kswapd's
                                                          * rate, its capacity, direct reclaim */
+        double thp;                     /* of the demand, huge pages (pages per second) */
         double cover;                   /* seconds of shortfall the gap was sized for */
+        bool wake_capped;               /* held to the value that puts low at free memory */
         int demand_class;               /* learn_class_of() the episode's demand; -1 none */
         uint64_t stalls;
         bool episode_ended;             /* an episode ended at this sample: */

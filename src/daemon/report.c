@@ -67,15 +67,20 @@ static void field_str(struct fields *fs, const char *name, const char *v)
 
 void report_reason(char *buf, size_t size, const struct decision *d)
 {
-        char ksw[32], peak[32], drain[32], direct[32];
+        char ksw[32], peak[32], drain[32], direct[32], thp[32];
+        format_rate(thp, sizeof(thp), d->thp);
         format_rate(ksw, sizeof(ksw), d->reclaim);
         format_rate(peak, sizeof(peak), d->reclaim_peak);
         format_rate(drain, sizeof(drain), d->drain);
         format_rate(direct, sizeof(direct), d->direct);
         switch (d->reason) {
         case WSF_RAISE_FORECAST:
-                snprintf(buf, size, "a pressure episode of a kind not seen before: demand %s, more than kswapd can reclaim (%s); gap for %.3g s of the shortfall",
-                         drain, peak, d->cover);
+                if (d->thp > 0)
+                        snprintf(buf, size, "a pressure episode the value in force does not cover: demand %s, %s of it huge pages, which kswapd's reclaim (%s) does not make; the gap grows by %.3g s of the shortfall",
+                                 drain, thp, peak, d->cover);
+                else
+                        snprintf(buf, size, "a pressure episode the value in force does not cover: demand %s, more than kswapd can reclaim (%s); the gap grows by %.3g s of the shortfall",
+                                 drain, peak, d->cover);
                 break;
         case WSF_RAISE_LEARNED:
                 snprintf(buf, size, "a pressure episode like earlier ones (demand %s, class %d): they needed %ld",
@@ -111,9 +116,10 @@ void report_wsf_message(char *msg, size_t size, const struct decision *d, bool a
         report_reason(reason, sizeof(reason), d);
         const char *verb = d->reason == WSF_ADOPT ? "adopt" :
                            d->wsf_new > d->wsf_old ? "raise" : "lower";
-        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld%s: %s",
+        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld%s: %s%s",
                  acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new,
-                 d->onset ? " at onset" : "", reason);
+                 d->onset ? " at onset" : "", reason,
+                 d->wake_capped ? "; no more than puts low at free memory (kswapd wakes at once; a wider gap would only have it reclaim longer)" : "");
 }
 
 void report_wsf(const struct logger *l, const struct decision *d, bool acting)
@@ -136,6 +142,7 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
                 field(&fs, "SECONDS_TO_LOW", 3, d->secs_to_low);
                 field(&fs, "SECONDS_TO_MIN", 3, d->secs_to_min);
                 field(&fs, "DRAIN_PAGES_PER_SEC", 0, d->drain);
+                field(&fs, "THP_PAGES_PER_SEC", 0, d->thp);
         }
         field(&fs, "RECLAIM_PAGES_PER_SEC", 0, d->reclaim);
         if (d->reason == WSF_RAISE_FORECAST)

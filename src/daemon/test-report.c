@@ -91,8 +91,8 @@ static void lines(void **state)
         (void)state;
         char out[4096];
         capture(raise_by_forecast, out, sizeof(out));
-        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 596: a pressure episode of a kind not seen before"));
-        assert_non_null(strstr(out, "gap for 4 s of the shortfall"));
+        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 596: a pressure episode the value in force does not cover"));
+        assert_non_null(strstr(out, "the gap grows by 4 s of the shortfall"));
         capture(raise_by_learning, out, sizeof(out));
         assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 242 at onset: a pressure episode like earlier ones"));
         assert_non_null(strstr(out, "class 9): they needed 242"));
