@@ -295,6 +295,28 @@ static bool calm(const struct policy_state *st, const struct policy_config *cfg,
                now - st->last_raise >= cfg->calm_period;
 }
 
+/* The value at which every steered zone's low reaches its free memory: an
+ * allocation falls back from zone to zone and wakes kswapd only when all
+ * of them are below low, so this wakes it at the next allocation, and a
+ * wider gap makes it reclaim no sooner, only further, after the burst (a
+ * 1.4 GB burst seen faulting at 5.5 GB/s for a quarter second asked for
+ * 1000 here). While one zone holds much of the free memory (DMA32 here,
+ * which a full page cache leaves alone) it is beyond any limit: kswapd
+ * sleeps until the burst has taken that zone's share, whatever the value. */
+static long wsf_wakes_kswapd(const struct forecast *f)
+{
+        long w = 0;
+        for (size_t i = 0; i < f->nr_zones; i++) {
+                const struct zone_forecast *z = &f->zones[i];
+                if ((double)z->managed_pages < STEER_MIN_SHARE * (double)f->managed_pages)
+                        continue;
+                long need = wsf_for_gap(z->free_pages - (double)z->wmark_min, z->managed_pages);
+                if (need > w)
+                        w = need;
+        }
+        return w;
+}
+
 static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                        const struct forecast *f, struct decision *d)
 {
@@ -311,11 +333,7 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
         enum wsf_reason up;
         long target = wsf_target(st, cfg, f, &p, d, &up);
 
-        /* A gap wider than free memory above min makes kswapd reclaim no
-         * sooner -- low at free memory wakes it at the next allocation --
-         * only further, after the burst (a 1.4 GB burst seen faulting at
-         * 5.5 GB/s for a quarter second asked for 1000 here) */
-        long wake_now = wsf_for_gap(p.free_pages - p.wmark_min, p.managed_pages);
+        long wake_now = wsf_wakes_kswapd(f);
         long v = st->current;
         if (st->current > d->ceiling) {
                 v = d->ceiling;

@@ -135,6 +135,37 @@ static void raise_held_where_it_wakes_kswapd(void **state)
         sim_free(&s);
 }
 
+/* The same burst on two zones: the larger one (5000000 pages) is left with
+ * 100000 free, a smaller one (1000000 pages, as DMA32 beside a full page
+ * cache) still has 300000. An allocation falls back from zone to zone and
+ * wakes kswapd only when both are below low, which no value up to 2970
+ * does: the bound does not apply, and the raise is the whole interval of
+ * the shortfall, 1000 (the sum of the zones would have held it to 637). */
+static void raise_not_held_while_a_zone_has_free_memory(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        int raised = -1;
+        for (int t = 0; t <= 5 && raised < 0; t++) {
+                struct synth_zone z[2] = {
+                        { .node = 0, .managed = 5000000, .wmark_min = 15000, .free_pages = t <= 4 ? 700000 : 100000 },
+                        { .node = 0, .managed = 1000000, .wmark_min = 3000, .free_pages = 300000 },
+                };
+                uint64_t thp = t <= 4 ? 0 : 600000;
+                struct meminfo mem = { .mem_free = 400000, .active_file = PLENTY, .anon_huge = thp,
+                                       .anon_pages = thp, .parts_known = true };
+                if (sim_step_mem(&s, t, z, 2, NULL, &mem, &d) && d.reason != WSF_KEEP)
+                        raised = t;
+        }
+        assert_int_equal(raised, 5);
+        assert_int_equal(d.reason, WSF_RAISE_FORECAST);
+        assert_int_equal(d.wsf_new, 1000);
+        assert_false(d.wake_capped);
+        sim_free(&s);
+}
+
 /* A burst that took free memory below low within one interval (from
  * 5000000 to 20000 pages; low is 22000) and goes on at 600000 pages/s with
  * kswapd behind and the allocating tasks stalling: kswapd is awake already,
@@ -1010,6 +1041,7 @@ int main(void)
                 cmocka_unit_test(unknown_episode_sized_by_shortfall),
                 cmocka_unit_test(raise_that_holds_not_grown),
                 cmocka_unit_test(raise_held_where_it_wakes_kswapd),
+                cmocka_unit_test(raise_not_held_while_a_zone_has_free_memory),
                 cmocka_unit_test(demand_kswapd_absorbs_no_raise),
                 cmocka_unit_test(clean_fill_no_episode),
                 cmocka_unit_test(fall_with_nothing_held_no_episode),
