@@ -143,6 +143,29 @@ check mixed "given back after each of the four episode kinds, never held across 
 n=$(count mixed '$4 ~ /^raise/')
 check mixed "it raised at all" '[ "$n" -ge 1 ]' "$n raises"
 
+# mixed-thp: the same scenario recorded by a daemon that reads what the
+# workload holds (AnonPages, Shmem, Dirty, Writeback): its first episode,
+# a burst of huge pages at ~0.6 GB/s with 1.5 GB free and kswapd asleep,
+# is raised for at onset, before any stall; the reader refilling its cache
+# after each episode is no episode (no raise in calm), and every kind is
+# given back to the baseline before the next.
+replay mixed-thp
+r=$(first mixed-thp '$4 ~ /^raise/') s=$(first mixed-thp '$9 > 0 || $10 > 0')
+check mixed-thp "the first raise comes before the first stall" 'before "$r" "$s"' "raise at $r s, stall at $s s"
+line=$(grep -m1 'would raise' "$tmp/mixed-thp.txt" | sed 's/^ *//' || true)
+check mixed-thp "the first raise is at onset, for huge pages kswapd's reclaim does not make" \
+        '[[ $line == *" at onset: "*"of it huge pages"* ]]' "$line"
+base=$(awk -F, 'NR == 2 { print $3 }' "$tmp/mixed-thp.csv")
+n=$(count mixed-thp "\$4 == \"lower\" && \$2 != $base")
+check mixed-thp "every lower is to the baseline ($base)" '[ "$n" -eq 0 ]' "$n lowers elsewhere"
+read -r up longest rows < <(awk -F, -v b="$base" 'NR > 1 { n++; if ($2 > b) { u++; if (!s) s = $1; if ($1 - s > m) m = $1 - s } else s = 0 }
+        END { printf "%d %.0f %d\n", u, m, n }' "$tmp/mixed-thp.csv")
+lowers=$(count mixed-thp '$4 == "lower"')
+check mixed-thp "given back after each of the four episode kinds, never held across a calm phase (20 s) and the next episode" \
+        '[ "$lowers" -ge 4 ] && [ "$longest" -le 35 ]' "$lowers lowers; $up of $rows samples above the baseline, longest stretch $longest s"
+n=$(count mixed-thp '$4 == "raise" && $6 < $7')
+check mixed-thp "no shortfall raise with free memory below low" '[ "$n" -eq 0 ]' "$n such raises"
+
 # Debian 12 (6.1) and 13 (6.12), recorded in the package test's VMs under
 # a memory consumer, with tests/traces/debian-vm.conf: the decision code
 # runs on those kernels' numbers, and raises no later than the sample that
