@@ -158,5 +158,50 @@ grep -q '^summary:' "$tmp/report" || bad "with --csv the report is not on stderr
 # the same trace through standard input
 "$bin" replay - -c "$conf" < "$tmp/d.jsonl" | grep -q "^summary: $n samples" || bad "replay from stdin"
 
+# --- --learned: a warm daemon's start, with the daemon's checks and aging --
+# tests/fixtures/state-mixed-thp learnt 600 for the class of mixed-thp's
+# first episode, 8 minutes before the trace began: the replay raises to it
+# at onset. The same file a week older, or of a machine of another size, is
+# forgotten as the daemon forgets it: the cold raise (222) instead.
+trace=$src/tests/traces/mixed-thp.jsonl.gz learned=$src/tests/fixtures/state-mixed-thp
+first_raise() { grep -m1 'would raise' "$1" | sed 's/^ *//'; }
+"$bin" replay "$trace" -c "$conf" --learned "$learned" > "$tmp/warm.txt"
+grep -q "^learned state: $learned/learned: 1 classes, 0 episodes" "$tmp/warm.txt" || bad "--learned: no line saying what was read"
+line=$(first_raise "$tmp/warm.txt")
+[[ $line == "+9.3 s  would raise vm.watermark_scale_factor 10 -> 600 at onset: a pressure episode like earlier ones"* ]] ||
+        bad "--learned: first raise '$line', not the learnt 600 at onset"
+"$bin" replay "$trace" -c "$conf" > "$tmp/cold.txt"
+cold=$(first_raise "$tmp/cold.txt")
+[[ $cold == *"10 -> 222 at onset"* ]] || bad "without --learned: first raise '$cold'"
+mkdir -m 755 "$tmp/old" "$tmp/other"
+sed 's/2026-11-24T17:30/2026-11-17T17:30/' "$learned/learned" > "$tmp/old/learned"
+sed 's/managed_pages 6171021/managed_pages 3000000/' "$learned/learned" > "$tmp/other/learned"
+chmod 644 "$tmp/old/learned" "$tmp/other/learned"
+for d in old other; do
+        "$bin" replay "$trace" -c "$conf" --learned "$tmp/$d" > "$tmp/$d.txt"
+        [ "$(first_raise "$tmp/$d.txt")" = "$cold" ] || bad "--learned $d: '$(first_raise "$tmp/$d.txt")', not the cold '$cold'"
+done
+grep -q "the learned state is of a machine with 3000000 managed pages, this one has [0-9]*: forgotten" "$tmp/other.txt" ||
+        bad "--learned other: no line saying it was forgotten"
+# refused, exit 1, naming the file: missing, a symbolic link, not the format
+expect_learned_refused() {      # dir, message
+        local status=0
+        "$bin" replay "$trace" -c "$conf" --learned "$1" > /dev/null 2> "$tmp/err" || status=$?
+        [ "$status" -eq 1 ] && grep -qF "memoptimizer replay: $1/learned$2" "$tmp/err" ||
+                bad "--learned $1: exit $status, $(cat "$tmp/err")"
+}
+mkdir -m 755 "$tmp/none" "$tmp/link" "$tmp/bad"
+expect_learned_refused "$tmp/none" ": No such file or directory"
+ln -s "$learned/learned" "$tmp/link/learned"
+expect_learned_refused "$tmp/link" ": is a symbolic link, which is not followed"
+sed 's/^class 7 wsf 600.000/class 7 wsf six/' "$learned/learned" > "$tmp/bad/learned"
+chmod 644 "$tmp/bad/learned"
+expect_learned_refused "$tmp/bad" ":8: "
+# the trace's start must be as the daemon writes it, or its times cannot be placed
+gzip -dc "$trace" | sed '1s/"started":"2026-11-24T17:38:01Z"/"started":"2026-11-24 17:38:01"/' > "$tmp/started.jsonl"
+status=0; "$bin" replay "$tmp/started.jsonl" -c "$conf" --learned "$learned" > /dev/null 2> "$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -qF "$tmp/started.jsonl: the header's start time \"2026-11-24 17:38:01\" is not UTC" "$tmp/err" ||
+        bad "--learned with an unreadable start time: exit $status, $(cat "$tmp/err")"
+
 [ "$fail" -eq 0 ] && echo "PASS"
 exit "$fail"

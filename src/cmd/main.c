@@ -33,7 +33,7 @@ static void usage(FILE *out)
                 "       memoptimizer --check-config [-c FILE]\n"
                 "       memoptimizer record [-o FILE|--output=FILE] [--interval=D] [--duration=D]\n"
                 "                                         write a trace of the memory state, no root needed\n"
-                "       memoptimizer replay FILE [-c FILE|--config=FILE] [--score] [--csv]\n"
+                "       memoptimizer replay FILE [-c FILE|--config=FILE] [--learned=DIR] [--score] [--csv]\n"
                 "                                         what the daemon would have done on a trace\n"
                 "A command (status, restore, forget, record, replay) is the first argument, its options\n"
                 "follow it; a command's name anywhere else is refused.\n"

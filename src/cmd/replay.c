@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "config.h"
 #include "engine.h"
+#include "learn-file.h"
 #include "report.h"
 #include "score.h"
 #include "trace-file.h"
@@ -20,6 +22,7 @@
 
 struct replay_opts {
         const char *trace, *config;
+        const char *learned_dir;        /* --learned: start from what a daemon had learnt */
         bool config_must_exist, score, csv;
 };
 
@@ -36,6 +39,8 @@ struct replay {
         struct trace_header header;
         struct engine engine;
         bool started;
+        bool bad_learned;               /* --learned was refused: bad input, exit 1 */
+        struct learn_clock learn_clock; /* the daemon's aging of what it learnt */
         long sim_wsf;                   /* in force in the simulation */
         long rec_wsf;                   /* in the last recorded sample */
         long rec_value;                 /* the recording daemon's value, by its decisions */
@@ -211,12 +216,96 @@ static void first_sample(struct replay *rp, const struct sample *s)
                 printf("t,wsf,wsf_recorded,decision,compactions,free_pages,low_pages,secs_to_low,allocstall,compact_stall\n");
 }
 
-static int on_sample(struct replay *rp, struct sample *s)
+/* n decimal digits at p as a number; -1 when they are not all digits. */
+static int digits(const char *p, int n)
+{
+        int v = 0;
+        for (int i = 0; i < n; i++) {
+                if (p[i] < '0' || p[i] > '9')
+                        return -1;
+                v = v * 10 + (p[i] - '0');
+        }
+        return v;
+}
+
+/* The trace's start as Unix time: the header's "started" exactly as the
+ * daemon writes it (2026-11-21T02:46:28Z), the wall clock when the first
+ * sample was taken. */
+static int started_unix(const struct trace_header *h, double *out)
+{
+        const char *t = h->started;
+        if (strlen(t) != 20 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':' ||
+            t[19] != 'Z')
+                return -EINVAL;
+        struct tm tm = { .tm_year = digits(t, 4), .tm_mon = digits(t + 5, 2), .tm_mday = digits(t + 8, 2),
+                         .tm_hour = digits(t + 11, 2), .tm_min = digits(t + 14, 2), .tm_sec = digits(t + 17, 2) };
+        if (tm.tm_year < 1970 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+            tm.tm_hour < 0 || tm.tm_hour > 23 || tm.tm_min < 0 || tm.tm_min > 59 || tm.tm_sec < 0 || tm.tm_sec > 60)
+                return -EINVAL;
+        tm.tm_year -= 1900;
+        tm.tm_mon -= 1;
+        time_t u = timegm(&tm);
+        if (u == (time_t)-1)
+                return -EINVAL;
+        *out = (double)u;
+        return 0;
+}
+
+/* --learned DIR: what a daemon had learnt when the trace began (a warm
+ * daemon's), read with the daemon's own checks (learn-file.h). Its times
+ * are wall-clock; the trace's header says when its first sample was. */
+static int load_learned(struct replay *rp, const struct sample *first, char *err, size_t errsz)
+{
+        double started;
+        if (started_unix(&rp->header, &started) < 0) {
+                snprintf(err, errsz, "%s: the header's start time \"%s\" is not UTC as the daemon writes it; "
+                         "--learned needs it", rp->o.trace, rp->header.started);
+                rp->bad_learned = true;
+                return -EINVAL;
+        }
+        struct learned *l = engine_learned(&rp->engine);
+        int r = learn_load(rp->o.learned_dir, l, started - first->time, err, errsz);
+        if (r == -ENOENT)
+                snprintf(err, errsz, "%s/" LEARN_FILE ": %s", rp->o.learned_dir, strerror(ENOENT));
+        if (r < 0) {
+                rp->bad_learned = r != -ENOMEM;
+                return r;
+        }
+        size_t classes = 0;
+        for (int c = 0; c < LEARN_CLASSES; c++)
+                classes += l->classes[c].known;
+        fprintf(rp->out, "learned state: %s/" LEARN_FILE ": %zu classes, %zu episodes, kswapd capacity %s\n",
+                rp->o.learned_dir, classes, l->nr_history,
+                l->kswapd_capacity_pages_per_sec > 0 ? "measured" : "unknown");
+        return 0;
+}
+
+/* After a forecast, age what was learnt as the daemon does (learn_tick()). */
+static void age_learned(struct replay *rp, double now)
+{
+        struct learned *l = engine_learned(&rp->engine);
+        uint64_t managed = 0, was = l->managed_pages;
+        bool first = !rp->learn_clock.sized;
+        if (first) {
+                struct pressure p;
+                pressure_of(&rp->engine.forecast, &p);
+                managed = p.managed_pages;
+        }
+        learn_tick(l, &rp->learn_clock, now, managed);
+        if (first && was && !l->managed_pages)
+                fprintf(rp->out, "%+8.1f s  the learned state is of a machine with %llu managed pages, this one has %llu: forgotten\n",
+                        now - rp->t0, (unsigned long long)was, (unsigned long long)managed);
+}
+
+static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errsz)
 {
         if (!rp->started) {
                 int r = engine_init(&rp->engine, rp->cfg.window, s->wsf, s->wsf);
                 if (r < 0)
                         return r;
+                if (rp->o.learned_dir && (r = load_learned(rp, s, err, errsz)) < 0)
+                        return r;
+                rp->learn_clock = (struct learn_clock){ .aged = -INFINITY };
                 first_sample(rp, s);
         } else {
                 finish_sample(rp);
@@ -247,6 +336,8 @@ static int on_sample(struct replay *rp, struct sample *s)
                 return r;
         if (restarted)
                 fprintf(rp->out, "%+8.1f s  zone layout changed; window restarted\n", s->time - rp->t0);
+        if (r == 1)
+                age_learned(rp, s->time);
         if (rp->o.score && rp->samples > 0)
                 score_stalls(&rp->score, s->time,
                              increase(rp->prev_allocstall, s->vm.allocstall) +
@@ -371,22 +462,25 @@ static int print_score(struct replay *rp)
 
 static void replay_usage(FILE *out)
 {
-        fprintf(out, "Usage: memoptimizer replay FILE [-c FILE|--config=FILE] [--score] [--csv]\n"
+        fprintf(out, "Usage: memoptimizer replay FILE [-c FILE|--config=FILE] [--learned=DIR] [--score] [--csv]\n"
                      "Feed a trace of `memoptimizer record` (or of the daemon's record = FILE)\n"
                      "through the daemon's decision code with a configuration; FILE '-' is standard\n"
                      "input. Prints each decision and a summary; --score adds the forecast accuracy,\n"
                      "--csv writes the scale factor over time as CSV to standard output (the report\n"
-                     "then goes to standard error). Needs no root. See memoptimizer(8).\n");
+                     "then goes to standard error); --learned starts from DIR/learned, what a daemon\n"
+                     "with that state directory had learnt (a warm daemon's trace). Needs no root.\n"
+                     "See memoptimizer(8).\n");
 }
 
 /* Returns -1 to go on, else an exit status. */
 static int replay_args(int argc, char **argv, struct replay_opts *o)
 {
-        enum { OPT_SCORE = 0x100, OPT_CSV };
+        enum { OPT_SCORE = 0x100, OPT_CSV, OPT_LEARNED };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "score", no_argument, NULL, OPT_SCORE },
                 { "csv", no_argument, NULL, OPT_CSV },
+                { "learned", required_argument, NULL, OPT_LEARNED },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
@@ -402,6 +496,9 @@ static int replay_args(int argc, char **argv, struct replay_opts *o)
                         break;
                 case OPT_CSV:
                         o->csv = true;
+                        break;
+                case OPT_LEARNED:
+                        o->learned_dir = optarg;
                         break;
                 case 'h':
                         replay_usage(stdout);
@@ -422,7 +519,7 @@ static int replay_args(int argc, char **argv, struct replay_opts *o)
 
 static int run(struct replay *rp, struct trace_reader *tr)
 {
-        char err[ERR_MSG_MAX] = "";    /* the reader's; on_sample() says nothing */
+        char err[ERR_MSG_MAX] = "";    /* the reader's, or the learned file's */
         struct trace_record rec = { 0 };
         int r;
         while ((r = trace_reader_next(tr, &rec, err, sizeof(err))) > 0) {
@@ -438,14 +535,14 @@ static int run(struct replay *rp, struct trace_reader *tr)
                                 trace_record_free(&rec);
                                 return 1;
                         }
-                        if ((r = on_sample(rp, &rec.sample)) < 0)
+                        if ((r = on_sample(rp, &rec.sample, err, sizeof(err))) < 0)
                                 break;
                 } else {
                         on_recorded(rp, &rec.decision);
                 }
         }
         trace_record_free(&rec);
-        if (r == -EBADMSG) {
+        if (r == -EBADMSG || rp->bad_learned) {
                 fprintf(stderr, "memoptimizer replay: %s\n", err);
                 return 1;
         }

@@ -63,6 +63,19 @@ void learn_expire(struct learned *l, double now, uint64_t managed)
         }
 }
 
+bool learn_tick(struct learned *l, struct learn_clock *c, double now, uint64_t managed)
+{
+        if (!c->sized) {
+                learn_expire(l, now, managed);
+                c->sized = true;
+        }
+        if (!(now - c->aged >= LEARN_AGE_EVERY))
+                return false;
+        c->aged = now;
+        learn_expire(l, now, 0);
+        return true;
+}
+
 /* What an episode's stalls showed was missing, in pages: what was
  * reclaimed directly (at least a reclaim batch per allocation stall), and a
  * block for each compaction stall while free memory was below low (memory

@@ -71,6 +71,18 @@ int learn_class_of(double pages_per_sec, uint64_t managed);
  * on. */
 void learn_expire(struct learned *l, double now, uint64_t managed);
 
+/* The aging a running daemon applies, as a replay of it must too: at the
+ * first forecast, forget what was learnt on a machine of another size
+ * (managed: this machine's pages); then every LEARN_AGE_EVERY seconds,
+ * forget what is older than LEARN_MAX_AGE. Returns true when it aged (the
+ * daemon saves then). */
+#define LEARN_AGE_EVERY 60.0
+struct learn_clock {
+        bool sized;             /* compared with this machine's size */
+        double aged;            /* sample time of the last aging; start at -INFINITY */
+};
+bool learn_tick(struct learned *l, struct learn_clock *c, double now, uint64_t managed);
+
 /* Take an ended episode in. */
 void learn_episode(struct learned *l, const struct episode_stats *e);
 

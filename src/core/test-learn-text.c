@@ -151,6 +151,35 @@ static void ages_across_a_reboot(void **state)
         free(text);
 }
 
+/* learn_tick(), the aging the daemon and a replay of it share: at the
+ * first forecast what another machine's size learnt is forgotten; then it
+ * ages at once and every LEARN_AGE_EVERY, not in between. */
+static void ticks_as_the_daemon_ages(void **state)
+{
+        (void)state;
+        struct learned l;
+        learnt(&l);
+        struct learn_clock c = { .aged = -INFINITY };
+        double now = l.history[LEARN_HISTORY - 1].start + 60;
+        assert_true(learn_tick(&l, &c, now, 6170000 + 100000));        /* within 10 % */
+        assert_true(c.sized);
+        assert_int_equal(l.nr_history, LEARN_HISTORY);
+        size_t kept = l.nr_history;
+        /* a week later, but within a minute of the last aging: nothing yet */
+        c.aged = now + LEARN_MAX_AGE - 1;
+        assert_false(learn_tick(&l, &c, now + LEARN_MAX_AGE, 1));
+        assert_int_equal(l.nr_history, kept);
+        assert_true(learn_tick(&l, &c, now + LEARN_MAX_AGE - 1 + LEARN_AGE_EVERY, 1));
+        assert_true(l.nr_history < kept);
+        /* the size is compared once, at the first forecast only */
+        assert_true(l.managed_pages > 0);
+        struct learn_clock fresh = { .aged = -INFINITY };
+        learnt(&l);
+        learn_tick(&l, &fresh, now, 3000000);
+        assert_int_equal(l.managed_pages, 0);
+        assert_int_equal(l.nr_history, 0);
+}
+
 /* Our calendar agrees with the C library's over the years the file allows. */
 static void utc_times(void **state)
 {
@@ -446,6 +475,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(round_trip),
                 cmocka_unit_test(ages_across_a_reboot),
+                cmocka_unit_test(ticks_as_the_daemon_ages),
                 cmocka_unit_test(utc_times),
                 cmocka_unit_test(out_of_range_written_at_bounds),
                 cmocka_unit_test(good_text_accepted),

@@ -74,7 +74,7 @@ void keeper_start(struct keeper *k, sd_event *e, const char *dir, struct learned
                   const struct logger *log, bool owner)
 {
         char err[ERR_MSG_MAX];
-        *k = (struct keeper){ .dir = dir, .l = l, .log = log, .event = e, .checked = -INFINITY };
+        *k = (struct keeper){ .dir = dir, .l = l, .log = log, .event = e, .clock = { .aged = -INFINITY } };
         int r = learn_load(dir, l, wall_offset(), err, sizeof(err));
         if (r == 0) {
                 char rate[32] = "unknown";
@@ -101,7 +101,7 @@ static void save(struct keeper *k)
         if (r < 0) {
                 if (!k->save_failed)
                         log_msg(k->log, LOG_WARNING, "cannot save the learnt state in %s: %s; kept in memory, trying again every %.0f s",
-                                k->dir, strerror(-r), KEEP_LEARNED_EVERY);
+                                k->dir, strerror(-r), LEARN_AGE_EVERY);
                 k->save_failed = true;
                 return;
         }
@@ -114,23 +114,20 @@ static void save(struct keeper *k)
 
 void keeper_step(struct keeper *k, const struct forecast *f, double now, bool owner)
 {
-        if (!k->sized) {
-                /* the machine's size as the episodes count it (learn.h) */
+        /* the machine's size as the episodes count it (learn.h) */
+        uint64_t managed = 0, was = k->l->managed_pages;
+        bool first = !k->clock.sized;
+        if (first) {
                 struct pressure p;
                 pressure_of(f, &p);
-                uint64_t was = k->l->managed_pages;
-                learn_expire(k->l, now, p.managed_pages);
-                k->sized = true;
-                if (was && !k->l->managed_pages)
-                        log_msg(k->log, LOG_NOTICE,
-                                "the learnt state in %s/" LEARN_FILE " is of a machine with %llu managed pages, this one has %llu: forgotten, learning afresh",
-                                k->dir, (unsigned long long)was, (unsigned long long)p.managed_pages);
+                managed = p.managed_pages;
         }
-        if (!(now - k->checked >= KEEP_LEARNED_EVERY))
-                return;
-        k->checked = now;
-        learn_expire(k->l, now, 0);
-        if (owner && k->l->dirty)
+        bool aged = learn_tick(k->l, &k->clock, now, managed);
+        if (first && was && !k->l->managed_pages)
+                log_msg(k->log, LOG_NOTICE,
+                        "the learnt state in %s/" LEARN_FILE " is of a machine with %llu managed pages, this one has %llu: forgotten, learning afresh",
+                        k->dir, (unsigned long long)was, (unsigned long long)managed);
+        if (aged && owner && k->l->dirty)
                 save(k);
 }
 

@@ -16,19 +16,16 @@
 #include "learn.h"
 #include "log.h"
 
-/* The shortest time between two saves, seconds: an episode ends at most
- * every few seconds, the file is fsync()ed. */
-#define KEEP_LEARNED_EVERY 60.0
-
 struct keeper {
         const char *dir;
         struct learned *l;
         const struct logger *log;
         sd_event *event;
         sd_event_source *watch;         /* the directory; NULL until it exists */
-        bool sized;                     /* compared with this machine's size */
+        struct learn_clock clock;       /* aging; a save at most every LEARN_AGE_EVERY
+                                         * (an episode ends every few seconds, the file
+                                         * is fsync()ed) */
         bool save_failed;               /* logged; said again when it works */
-        double checked;                 /* sample time of the last aging and save */
 };
 
 /* Read dir/learned into *l (owner: the instance that may write there). */
