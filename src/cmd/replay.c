@@ -358,9 +358,16 @@ static void print_recorded(struct replay *rp, const struct trace_decision *td)
 {
         char msg[400];
         const struct decision *d = &td->d;
-        if (d->reason != WSF_KEEP) {
+        bool sized_by_why = d->reason == WSF_RAISE_FORECAST || d->reason == WSF_RAISE_LEARNED ||
+                            d->reason == WSF_RAISE_RECUR;
+        if (d->reason != WSF_KEEP && (td->why_recorded || !sized_by_why)) {
                 report_wsf_message(msg, sizeof(msg), d, td->acting);
                 fprintf(rp->out, "%+8.1f s  (recorded: %s)\n", td->time - rp->t0, msg);
+        } else if (d->reason != WSF_KEEP) {
+                /* a trace from before 0.2: what sized the raise is not in it */
+                fprintf(rp->out, "%+8.1f s  (recorded: %sraise vm.watermark_scale_factor %ld -> %ld: %s; why is not in the trace)\n",
+                        td->time - rp->t0, td->acting ? "" : "would ", d->wsf_old, d->wsf_new,
+                        wsf_reason_str(d->reason));
         }
         for (size_t i = 0; i < d->nr_compact; i++) {
                 report_compact_message(msg, sizeof(msg), &d->compact[i], td->acting, false, 0);

@@ -100,6 +100,70 @@ static void decision_round_trip(void **state)
         free(line);
 }
 
+/* Remove the first occurrence of what from line (it must be there). */
+static void cut_out(char *line, const char *what)
+{
+        char *at = strstr(line, what);
+        assert_non_null(at);
+        size_t n = strlen(what), rest = strlen(at) - n;
+        memmove(at, at + n, rest + 1);
+}
+
+/* What sized a raise (the "why", since 0.2) reads back, so a replay says
+ * what the recording daemon said; a decision written before 0.2 has none
+ * and says so; a "why" with a field missing is refused. */
+static void decision_why_round_trip(void **state)
+{
+        (void)state;
+        struct trace_decision td = { .time = 9.3, .acting = true, .d = {
+                .reason = WSF_RAISE_LEARNED, .wsf_old = 10, .wsf_new = 600, .ceiling = 1000,
+                .node = 0, .zone = "Normal", .secs_to_low = INFINITY, .secs_to_min = INFINITY,
+                .drain = 139000, .thp = 137000, .cover = 1, .onset = true, .wake_capped = true,
+                .demand_class = 7, .learned_wsf = 600, .recur_due_in = 2.5,
+                .recur = { .period = 4.0, .episodes = 3 },
+        } };
+        size_t len;
+        char *line = line_of(trace_decision_line(&td), &len);
+        struct trace_record rec = { 0 };
+        char err[200] = "";
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        const struct decision *d = &rec.decision.d;
+        assert_true(rec.decision.why_recorded);
+        assert_true(d->onset);
+        assert_true(d->wake_capped);
+        assert_int_equal(d->demand_class, 7);
+        assert_int_equal(d->learned_wsf, 600);
+        assert_float_equal(d->thp, 137000, 1e-6);
+        assert_float_equal(d->cover, 1, 1e-9);
+        assert_float_equal(d->recur.period, 4.0, 1e-9);
+        assert_int_equal(d->recur.episodes, 3);
+        assert_float_equal(d->recur_due_in, 2.5, 1e-9);
+
+        /* the same line as 0.1 wrote it: no "why" */
+        char *why = strstr(line, ",\"why\":{");
+        assert_non_null(why);
+        char *end = strchr(why, '}');
+        assert_non_null(end);
+        char whole[512];
+        size_t n = (size_t)(end + 1 - why);
+        assert_true(n < sizeof(whole));
+        memcpy(whole, why, n);
+        whole[n] = '\0';
+        cut_out(line, whole);
+        assert_int_equal(trace_parse_line(line, strlen(line), &rec, err, sizeof(err)), 0);
+        assert_false(rec.decision.why_recorded);
+        assert_int_equal(rec.decision.d.demand_class, -1);
+        assert_int_equal(rec.decision.d.learned_wsf, -1);
+        free(line);
+
+        td.d.learned_wsf = -1;
+        line = line_of(trace_decision_line(&td), &len);
+        cut_out(line, "\"learned_wsf\":-1,");
+        assert_int_equal(trace_parse_line(line, strlen(line), &rec, err, sizeof(err)), -EBADMSG);
+        assert_non_null(strstr(err, "\"learned_wsf\" is missing"));
+        free(line);
+}
+
 static void header_round_trip(void **state)
 {
         (void)state;
@@ -221,6 +285,7 @@ int main(void)
                 cmocka_unit_test(sample_round_trip),
                 cmocka_unit_test(sample_parts_round_trip),
                 cmocka_unit_test(decision_round_trip),
+                cmocka_unit_test(decision_why_round_trip),
                 cmocka_unit_test(header_round_trip),
                 cmocka_unit_test(bad_lines_refused),
                 cmocka_unit_test(damaged_lines_never_crash),

@@ -64,6 +64,13 @@ static const struct dbl_field decision_numbers[] = {
         DF(secs_to_low), DF(secs_to_min), DF(drain), DF(reclaim), DF(reclaim_peak), DF(direct),
 };
 #undef DF
+/* Why a raise was sized as it was, in the optional "why" object (traces
+ * before 0.2 lack it): all or none. */
+#define DF(n) { #n, offsetof(struct decision, n) }
+static const struct dbl_field decision_why_numbers[] = {
+        DF(thp), DF(cover), DF(recur_due_in), { "recur_period", offsetof(struct decision, recur.period) },
+};
+#undef DF
 
 static uint64_t *u64_at(void *base, size_t offset)
 {
@@ -184,6 +191,19 @@ static json_object *backoff_json(int *err, const struct decision *d)
         return a;
 }
 
+static json_object *why_json(int *err, const struct decision *d)
+{
+        json_object *w = json_object_new_object();
+        json_put(err, w, "onset", json_object_new_boolean(d->onset));
+        json_put(err, w, "wake_capped", json_object_new_boolean(d->wake_capped));
+        json_put(err, w, "demand_class", json_object_new_int(d->demand_class));
+        json_put(err, w, "learned_wsf", json_object_new_int64(d->learned_wsf));
+        json_put(err, w, "recur_episodes", json_object_new_int64(d->recur.episodes));
+        for (size_t i = 0; i < ARRAY_SIZE(decision_why_numbers); i++)
+                json_put_number(err, w, decision_why_numbers[i].name, dbl_get(d, decision_why_numbers[i].offset), 3);
+        return w;
+}
+
 char *trace_decision_line(const struct trace_decision *td)
 {
         const struct decision *d = &td->d;
@@ -201,6 +221,7 @@ char *trace_decision_line(const struct trace_decision *td)
         for (size_t i = 0; i < ARRAY_SIZE(decision_numbers); i++)
                 json_put_number(&err, o, decision_numbers[i].name, dbl_get(d, decision_numbers[i].offset), 3);
         json_put(&err, o, "stalls", json_object_new_uint64(d->stalls));
+        json_put(&err, o, "why", why_json(&err, d));
         json_put(&err, o, "compact", compact_json(&err, d));
         json_put(&err, o, "backoff", backoff_json(&err, d));
         return line_of(o, err);
@@ -495,6 +516,48 @@ static int parse_backoff(json_object *a, struct decision *d, const struct perr *
         return 0;
 }
 
+static int get_bool(json_object *o, const char *key, bool *out, const struct perr *e)
+{
+        json_object *v = json_get(o, key);
+        if (!v)
+                return fail(e, "\"%s\" is missing", key);
+        if (!json_object_is_type(v, json_type_boolean))
+                return fail(e, "\"%s\" is not true or false", key);
+        *out = json_object_get_boolean(v);
+        return 0;
+}
+
+/* The optional "why" of a decision: all its fields, or no "why" at all. */
+static int parse_why(json_object *o, struct trace_decision *td, const struct perr *e)
+{
+        struct decision *d = &td->d;
+        json_object *w;
+        int64_t class, learned, episodes;
+        int r;
+        d->demand_class = -1;
+        d->learned_wsf = -1;
+        if (!json_object_object_get_ex(o, "why", NULL))
+                return 0;
+        if ((r = get_object(o, "why", json_type_object, &w, e)) < 0 ||
+            (r = get_bool(w, "onset", &d->onset, e)) < 0 ||
+            (r = get_bool(w, "wake_capped", &d->wake_capped, e)) < 0 ||
+            (r = get_int(w, "demand_class", -1, LEARN_CLASSES - 1, &class, e)) < 0 ||
+            (r = get_int(w, "learned_wsf", -1, TRACE_MAX_WSF, &learned, e)) < 0 ||
+            (r = get_int(w, "recur_episodes", 0, UINT32_MAX, &episodes, e)) < 0)
+                return r;
+        for (size_t i = 0; i < ARRAY_SIZE(decision_why_numbers); i++) {
+                double v;
+                if ((r = get_num(w, decision_why_numbers[i].name, 0, TRACE_MAX_FIGURE, true, &v, e)) < 0)
+                        return r;
+                memcpy((char *)d + decision_why_numbers[i].offset, &v, sizeof(v));
+        }
+        d->demand_class = (int)class;
+        d->learned_wsf = (long)learned;
+        d->recur.episodes = (unsigned)episodes;
+        td->why_recorded = true;
+        return 0;
+}
+
 static int parse_decision(json_object *o, struct trace_decision *td, const struct perr *e)
 {
         struct decision *d = &td->d;
@@ -526,7 +589,7 @@ static int parse_decision(json_object *o, struct trace_decision *td, const struc
         d->ceiling = (long)ceiling;
         d->node = (int)node;
         d->stalls = (uint64_t)stalls;
-        if ((r = parse_compact(compact, d, e)) < 0)
+        if ((r = parse_why(o, td, e)) < 0 || (r = parse_compact(compact, d, e)) < 0)
                 return r;
         return parse_backoff(backoff, d, e);
 }

@@ -36,6 +36,7 @@ struct trace_header {
 struct trace_decision {
         double time;            /* of the sample it followed */
         bool acting;
+        bool why_recorded;      /* its "why" (since 0.2): what the messages say of it */
         struct decision d;
 };
 
