@@ -15,7 +15,7 @@ void pressure_of(const struct forecast *f, struct pressure *p)
         *p = (struct pressure){ 0 };
         for (size_t i = 0; i < f->nr_zones; i++) {
                 const struct zone_forecast *z = &f->zones[i];
-                if ((double)z->managed_pages < STEER_MIN_SHARE * (double)f->managed_pages)
+                if (!forecast_zone_steered(f, z))
                         continue;
                 p->managed_pages += z->managed_pages;
                 p->free_pages += z->free_pages;

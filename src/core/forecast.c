@@ -236,6 +236,11 @@ void forecast_free(struct forecast *f)
         f->nr_zones = f->nr_nodes = 0;
 }
 
+bool forecast_zone_steered(const struct forecast *f, const struct zone_forecast *z)
+{
+        return (double)z->managed_pages >= STEER_MIN_SHARE * (double)f->managed_pages;
+}
+
 const struct zone_forecast *forecast_largest_zone(const struct forecast *f)
 {
         const struct zone_forecast *best = NULL;

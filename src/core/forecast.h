@@ -96,3 +96,7 @@ void forecast_free(struct forecast *f);
 /* The zone with the most managed pages: the one whose numbers a decision
  * that names no zone quotes, and is judged by. NULL without zones. */
 const struct zone_forecast *forecast_largest_zone(const struct forecast *f);
+
+/* The zone holds at least STEER_MIN_SHARE of managed memory: its numbers
+ * count in what is steered. */
+bool forecast_zone_steered(const struct forecast *f, const struct zone_forecast *z);

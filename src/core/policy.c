@@ -308,7 +308,7 @@ static long wsf_wakes_kswapd(const struct forecast *f)
         long w = 0;
         for (size_t i = 0; i < f->nr_zones; i++) {
                 const struct zone_forecast *z = &f->zones[i];
-                if ((double)z->managed_pages < STEER_MIN_SHARE * (double)f->managed_pages)
+                if (!forecast_zone_steered(f, z))
                         continue;
                 long need = wsf_for_gap(z->free_pages - (double)z->wmark_min, z->managed_pages);
                 if (need > w)
