@@ -38,6 +38,11 @@ void pressure_of(const struct forecast *f, struct pressure *p)
         p->compact_stalls = f->compact_stalls;
 }
 
+double pressure_taken(const struct pressure *p)
+{
+        return p->consumption_pages_per_sec - p->clean_fill_pages_per_sec;
+}
+
 void episode_init(struct episode_tracker *t)
 {
         *t = (struct episode_tracker){ 0 };
@@ -57,7 +62,7 @@ static bool pressing(const struct episode_params *ep, const struct pressure *p)
                 return true;
         /* free memory taken at the onset share (the demand is at least that) */
         double share = ep->onset_share_per_sec * (double)p->managed_pages;
-        double taken = p->consumption_pages_per_sec - p->clean_fill_pages_per_sec;
+        double taken = pressure_taken(p);
         if (taken < share || (p->held_pages_per_sec >= 0 && p->held_pages_per_sec < share))
                 return false;
         if (p->free_pages <= p->wmark_low)

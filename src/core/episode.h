@@ -82,6 +82,11 @@ struct pressure {
 /* The steered zones of f summed into *p. */
 void pressure_of(const struct forecast *f, struct pressure *p);
 
+/* Free memory the workload took in the last interval (pages/s): the
+ * consumption less a clean fill of the page cache, which kswapd gives
+ * back at once. */
+double pressure_taken(const struct pressure *p);
+
 void episode_init(struct episode_tracker *t);
 
 /* Feed one interval. Returns 1 when an episode started at this sample, -1

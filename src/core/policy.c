@@ -133,7 +133,7 @@ static double kswapd_capacity(const struct policy_state *st, const struct policy
  * HOLD_INTERVALS. */
 static bool holding(const struct policy_config *cfg, const struct pressure *p)
 {
-        double falling = p->consumption_pages_per_sec - p->clean_fill_pages_per_sec;
+        double falling = pressure_taken(p);
         return falling < EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages ||
                p->free_pages - p->wmark_low >= HOLD_INTERVALS * cfg->interval * falling;
 }
