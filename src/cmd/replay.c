@@ -284,17 +284,13 @@ static int load_learned(struct replay *rp, const struct sample *first, char *err
 static void age_learned(struct replay *rp, double now)
 {
         struct learned *l = engine_learned(&rp->engine);
-        uint64_t managed = 0, was = l->managed_pages;
-        bool first = !rp->learn_clock.sized;
-        if (first) {
-                struct pressure p;
-                pressure_of(&rp->engine.forecast, &p);
-                managed = p.managed_pages;
-        }
-        learn_tick(l, &rp->learn_clock, now, managed);
-        if (first && was && !l->managed_pages)
+        struct pressure p;
+        pressure_of(&rp->engine.forecast, &p);
+        uint64_t was = l->managed_pages;
+        learn_tick(l, &rp->learn_clock, now, p.managed_pages);
+        if (was && !l->managed_pages)
                 fprintf(rp->out, "%+8.1f s  the learned state is of a machine with %llu managed pages, this one has %llu: forgotten\n",
-                        now - rp->t0, (unsigned long long)was, (unsigned long long)managed);
+                        now - rp->t0, (unsigned long long)was, (unsigned long long)p.managed_pages);
 }
 
 static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errsz)

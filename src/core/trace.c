@@ -63,10 +63,8 @@ struct dbl_field { const char *name; size_t offset; };
 static const struct dbl_field decision_numbers[] = {
         DF(secs_to_low), DF(secs_to_min), DF(drain), DF(reclaim), DF(reclaim_peak), DF(direct),
 };
-#undef DF
 /* Why a raise was sized as it was, in the optional "why" object (traces
  * before 0.2 lack it): all or none. */
-#define DF(n) { #n, offsetof(struct decision, n) }
 static const struct dbl_field decision_why_numbers[] = {
         DF(thp), DF(cover), DF(recur_due_in), { "recur_period", offsetof(struct decision, recur.period) },
 };

@@ -115,18 +115,14 @@ static void save(struct keeper *k)
 void keeper_step(struct keeper *k, const struct forecast *f, double now, bool owner)
 {
         /* the machine's size as the episodes count it (learn.h) */
-        uint64_t managed = 0, was = k->l->managed_pages;
-        bool first = !k->clock.sized;
-        if (first) {
-                struct pressure p;
-                pressure_of(f, &p);
-                managed = p.managed_pages;
-        }
-        bool aged = learn_tick(k->l, &k->clock, now, managed);
-        if (first && was && !k->l->managed_pages)
+        struct pressure p;
+        pressure_of(f, &p);
+        uint64_t was = k->l->managed_pages;
+        bool aged = learn_tick(k->l, &k->clock, now, p.managed_pages);
+        if (was && !k->l->managed_pages)
                 log_msg(k->log, LOG_NOTICE,
                         "the learnt state in %s/" LEARN_FILE " is of a machine with %llu managed pages, this one has %llu: forgotten, learning afresh",
-                        k->dir, (unsigned long long)was, (unsigned long long)managed);
+                        k->dir, (unsigned long long)was, (unsigned long long)p.managed_pages);
         if (aged && owner && k->l->dirty)
                 save(k);
 }
