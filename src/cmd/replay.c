@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "config.h"
 #include "engine.h"
@@ -216,48 +215,14 @@ static void first_sample(struct replay *rp, const struct sample *s)
                 printf("t,wsf,wsf_recorded,decision,compactions,free_pages,low_pages,secs_to_low,allocstall,compact_stall\n");
 }
 
-/* n decimal digits at p as a number; -1 when they are not all digits. */
-static int digits(const char *p, int n)
-{
-        int v = 0;
-        for (int i = 0; i < n; i++) {
-                if (p[i] < '0' || p[i] > '9')
-                        return -1;
-                v = v * 10 + (p[i] - '0');
-        }
-        return v;
-}
-
-/* The trace's start as Unix time: the header's "started" exactly as the
- * daemon writes it (2026-11-21T02:46:28Z), the wall clock when the first
- * sample was taken. */
-static int started_unix(const struct trace_header *h, double *out)
-{
-        const char *t = h->started;
-        if (strlen(t) != 20 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':' ||
-            t[19] != 'Z')
-                return -EINVAL;
-        struct tm tm = { .tm_year = digits(t, 4), .tm_mon = digits(t + 5, 2), .tm_mday = digits(t + 8, 2),
-                         .tm_hour = digits(t + 11, 2), .tm_min = digits(t + 14, 2), .tm_sec = digits(t + 17, 2) };
-        if (tm.tm_year < 1970 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
-            tm.tm_hour < 0 || tm.tm_hour > 23 || tm.tm_min < 0 || tm.tm_min > 59 || tm.tm_sec < 0 || tm.tm_sec > 60)
-                return -EINVAL;
-        tm.tm_year -= 1900;
-        tm.tm_mon -= 1;
-        time_t u = timegm(&tm);
-        if (u == (time_t)-1)
-                return -EINVAL;
-        *out = (double)u;
-        return 0;
-}
-
 /* --learned DIR: what a daemon had learnt when the trace began (a warm
  * daemon's), read with the daemon's own checks (learn-file.h). Its times
  * are wall-clock; the trace's header says when its first sample was. */
 static int load_learned(struct replay *rp, const struct sample *first, char *err, size_t errsz)
 {
-        double started;
-        if (started_unix(&rp->header, &started) < 0) {
+        /* the wall clock when the first sample was taken */
+        double started = utc_parse(rp->header.started, false);
+        if (started < 0) {
                 snprintf(err, errsz, "%s: the header's start time \"%s\" is not UTC as the daemon writes it; "
                          "--learned needs it", rp->o.trace, rp->header.started);
                 rp->bad_learned = true;

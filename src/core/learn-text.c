@@ -13,6 +13,7 @@
  * 2026-11-23T12:41:10.123Z. The parser takes nothing else: no other
  * spacing, no exponent, no NaN. */
 #include "learn.h"
+#include "util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -41,40 +42,6 @@
 static double clamp(double v, double lo, double hi)
 {
         return v >= lo ? (v <= hi ? v : hi) : lo;       /* NaN: lo */
-}
-
-/* ---- UTC calendar (proleptic Gregorian), without the C library's time
- * zone machinery: days since 1970-01-01 to a date and back (Howard
- * Hinnant's algorithms, for years >= 0). */
-
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-        y -= m <= 2;
-        int64_t era = y / 400;
-        int64_t yoe = y - era * 400;
-        int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-        int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-        return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
-{
-        z += 719468;
-        int64_t era = z / 146097;
-        int64_t doe = z - era * 146097;
-        int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-        int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        int64_t mp = (5 * doy + 2) / 153;
-        *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-        *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-        *y = yoe + era * 400 + (*m <= 2);
-}
-
-static int days_in_month(int64_t y, int m)
-{
-        static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-        bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-        return m == 2 && leap ? 29 : days[m - 1];
 }
 
 /* ---- format ---- */
@@ -118,7 +85,7 @@ static void put_time(struct text *t, double time, double wall_offset)
         int64_t ms = (int64_t)llround(clamp(time + wall_offset, 0, WALL_MAX) * 1000);
         int64_t secs = ms / 1000, y;
         int m, d;
-        civil_from_days(secs / 86400, &y, &m, &d);
+        utc_date(secs / 86400, &y, &m, &d);
         int64_t sod = secs % 86400;
         put(t, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, (int)(sod / 3600),
             (int)(sod / 60 % 60), (int)(sod % 60), (int)(ms % 1000));
@@ -261,37 +228,6 @@ static void usage(const struct line_spec *s, char *buf, size_t size)
         }
 }
 
-static bool digits(const char *s, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                if (s[i] < '0' || s[i] > '9')
-                        return false;
-        return true;
-}
-
-static int two(const char *s)
-{
-        return (s[0] - '0') * 10 + (s[1] - '0');
-}
-
-/* 2026-11-23T12:41:10.123Z to Unix time; -1 when it is not one. */
-static double parse_time(const char *s)
-{
-        static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
-        if (strlen(s) != sizeof(shape) - 1)
-                return -1;
-        for (size_t i = 0; shape[i]; i++)
-                if (shape[i] == 'd' ? !digits(s + i, 1) : s[i] != shape[i])
-                        return -1;
-        int64_t y = two(s) * 100 + two(s + 2);
-        int mo = two(s + 5), d = two(s + 8), h = two(s + 11), mi = two(s + 14), sec = two(s + 17);
-        int ms = two(s + 20) * 10 + (s[22] - '0');
-        if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 59)
-                return -1;
-        int64_t secs = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + sec;
-        return (double)secs + ms / 1000.0;
-}
-
 /* A whole number or a fixed decimal with three places, exactly as
  * learn_format() writes them; NAN when it is neither. */
 static double parse_number(const char *s, enum kind kind)
@@ -309,7 +245,7 @@ static double parse_number(const char *s, enum kind kind)
 static int parse_value(struct parser *p, const struct field *f, const char *tok, double *v)
 {
         const char *name = f->name;
-        *v = f->kind == NUMBER_TIME ? parse_time(tok) : parse_number(tok, f->kind);
+        *v = f->kind == NUMBER_TIME ? utc_parse(tok, true) : parse_number(tok, f->kind);
         if (f->kind == NUMBER_TIME && *v < 0)
                 return fail(p, "%s: '%s' is not a UTC time like 2026-11-23T12:41:10.123Z", name, tok);
         if (isnan(*v))

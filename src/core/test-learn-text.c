@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "learn.h"
+#include "util.h"
 
 #include "fixture-tree.h"
 #include "sim.h"
@@ -202,7 +203,14 @@ static void utc_times(void **state)
                 assert_int_equal(parse_text(&back, text, BOOT_WALL, err, sizeof(err)), 0);
                 assert_close(back.kswapd_updated, l.kswapd_updated);
                 free(text);
+                /* the same parser reads a trace header's start, whole seconds */
+                strftime(want, sizeof(want), "%Y-%m-%dT%H:%M:%SZ", &tm);
+                assert_float_equal(utc_parse(want, false), (double)t, 0);
         }
+        assert_true(utc_parse("2026-02-29T00:00:00Z", false) < 0);     /* not a leap year */
+        assert_true(utc_parse("2026-11-24 17:38:01", false) < 0);
+        assert_true(utc_parse("2026-11-24T17:38:01Z", true) < 0);      /* the other form */
+        assert_true(utc_parse("2026-11-24T17:38:01.000Z", false) < 0);
 }
 
 /* Values the learner should never have still make a text that is read

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,13 @@ static inline void closep(int *fd) { if (*fd >= 0) close(*fd); }
 /* Parse a decimal long in [min, max] from s, allowing surrounding
  * whitespace. Returns 0 or -EINVAL / -ERANGE. */
 int parse_long(const char *s, long min, long max, long *out);
+
+/* UTC without the C library's time zones: exactly "2026-11-23T12:41:10Z"
+ * (millis false: a trace header's start) or "2026-11-23T12:41:10.123Z"
+ * (true: the learned state's times) to Unix time, -1 when it is not one,
+ * or a real date in 1970..9999; and days since 1970-01-01 to a date. */
+double utc_parse(const char *s, bool millis);
+void utc_date(int64_t days, int64_t *y, int *m, int *d);
 
 /* Building a JSON document with json-c. json-c's constructors return NULL
  * when out of memory, and json-c adds a NULL as JSON null, so a failed
