@@ -99,7 +99,7 @@ static void finish_sample(struct replay *rp)
 
 static void print_decision(struct replay *rp, double t, const struct decision *d)
 {
-        char msg[400];
+        char msg[REPORT_MSG_MAX];
         if (d->reason != WSF_KEEP) {
                 report_wsf_message(msg, sizeof(msg), d, false);
                 fprintf(rp->out, "%+8.1f s  %s\n", t - rp->t0, msg);
@@ -317,7 +317,7 @@ static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errs
 /* A recorded decision the replay did not take alike: say what it was. */
 static void print_recorded(struct replay *rp, const struct trace_decision *td)
 {
-        char msg[400];
+        char msg[REPORT_MSG_MAX];
         const struct decision *d = &td->d;
         bool sized_by_why = d->reason == WSF_RAISE_FORECAST || d->reason == WSF_RAISE_LEARNED ||
                             d->reason == WSF_RAISE_RECUR;

@@ -112,7 +112,7 @@ void report_reason(char *buf, size_t size, const struct decision *d)
 
 void report_wsf_message(char *msg, size_t size, const struct decision *d, bool acting)
 {
-        char reason[256];
+        char reason[REPORT_REASON_MAX];
         report_reason(reason, sizeof(reason), d);
         const char *verb = d->reason == WSF_ADOPT ? "adopt" :
                            d->wsf_new > d->wsf_old ? "raise" : "lower";
@@ -126,7 +126,7 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
 {
         if (d->reason == WSF_KEEP)
                 return;
-        char msg[400];
+        char msg[REPORT_MSG_MAX];
         report_wsf_message(msg, sizeof(msg), d, acting);
 
         struct fields fs = { .n = 0 };

@@ -19,7 +19,11 @@ void report_backoff(const struct logger *l, const struct compact_backoff *b);
 /* An episode ended at this decision: what it showed and what was learnt. */
 void report_episode(const struct logger *l, const struct decision *d);
 
-/* The same messages as text, for `memoptimizer replay`. */
+/* The same messages as text, for `memoptimizer replay`. A scale-factor
+ * message is at most REPORT_REASON_MAX - 1 bytes of reason with its verb,
+ * values and the wake-now note around it: REPORT_MSG_MAX holds it whole. */
+#define REPORT_REASON_MAX 256
+#define REPORT_MSG_MAX 512
 void report_wsf_message(char *msg, size_t size, const struct decision *d, bool acting);
 void report_compact_message(char *msg, size_t size, const struct compact_order *c, bool acting,
                             bool all_nodes, int err);
