@@ -70,8 +70,7 @@ static bool pressing(const struct episode_params *ep, const struct pressure *p)
         return (p->free_pages - p->wmark_low) / taken < ep->horizon;
 }
 
-static void account(struct episode_stats *e, const struct episode_params *ep, const struct pressure *p,
-                    double dt, long wsf)
+static void account(struct episode_stats *e, const struct pressure *p, double dt, long wsf)
 {
         e->peak_demand_pages_per_sec = fmax(e->peak_demand_pages_per_sec, p->demand_pages_per_sec);
         e->peak_thp_pages_per_sec = fmax(e->peak_thp_pages_per_sec, p->thp_pages_per_sec);
@@ -91,9 +90,6 @@ static void account(struct episode_stats *e, const struct episode_params *ep, co
                 e->wsf_max = wsf;
         e->allocstalls += p->allocstalls;
         e->compact_stalls += p->compact_stalls;
-        if (p->free_pages < p->wmark_low)
-                e->compact_stalls_short += p->compact_stalls;
-        e->compact_stall_pages = ep->compact_stall_pages;
         e->managed_pages = p->managed_pages;
 }
 
@@ -106,11 +102,11 @@ int episode_step(struct episode_tracker *t, const struct episode_params *ep, con
                 t->active = true;
                 t->calm_samples = 0;
                 t->cur = (struct episode_stats){ .start = time - dt, .min_margin_pages = INFINITY };
-                account(&t->cur, ep, p, dt, wsf);
+                account(&t->cur, p, dt, wsf);
                 t->cur.end = time;
                 return 1;
         }
-        account(&t->cur, ep, p, dt, wsf);
+        account(&t->cur, p, dt, wsf);
         if (pressing(ep, p)) {
                 t->cur.end = time;
                 t->calm_samples = 0;

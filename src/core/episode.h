@@ -34,14 +34,13 @@ struct episode_stats {
         double kswapd_pages;                    /* reclaimed by kswapd during it */
         double direct_pages;                    /* reclaimed by the allocating tasks (stalls) */
         double min_margin_pages;                /* lowest free - min seen */
+        /* The largest gap the onset rule (policy.h) called for during it:
+         * an interval of the demand kswapd could not meet, huge pages
+         * whole. What a stall teaches is never less than that. */
+        double onset_gap_pages;
         double gap_pages;                       /* low - min in force at that point */
         long wsf_max;                           /* highest scale factor in force */
         uint64_t allocstalls, compact_stalls;
-        /* Compaction stalls in intervals that ended with free memory below
-         * low: blocks were missing because memory was short, not only
-         * fragmented; each stands for a block of this many pages missing. */
-        uint64_t compact_stalls_short;
-        double compact_stall_pages;
         uint64_t managed_pages;                 /* of the steered zones */
 };
 
@@ -51,7 +50,6 @@ struct episode_params {
          * memory per second starts (or keeps alive) an episode: below it
          * nothing can head for low fast enough to matter. */
         double onset_share_per_sec;
-        double compact_stall_pages;     /* pages of a block of the compaction order */
 };
 
 struct episode_tracker {

@@ -4,8 +4,8 @@
 #include <string.h>
 
 /* A stall shows the gap fell short by at least the pages reclaimed
- * directly; grow by this much more, so that the next episode of the class
- * has room to spare rather than just enough. */
+ * directly; learn this many times that, so that the next episode of the
+ * class has room to spare rather than just enough. */
 #define LEARN_STALL_GAIN 1.5
 /* An episode that left margin unused shows what it did use; keep this much
  * more than that. */
@@ -77,25 +77,31 @@ bool learn_tick(struct learned *l, struct learn_clock *c, double now, uint64_t m
 }
 
 /* What an episode's stalls showed was missing, in pages: what was
- * reclaimed directly (at least a reclaim batch per allocation stall), and a
- * block for each compaction stall while free memory was below low (memory
- * short, not only fragmented: a compaction stall with free memory to spare
- * is fragmentation, which compaction answers, policy.h). */
+ * reclaimed directly (at least a reclaim batch per allocation stall).
+ * Compaction stalls count for nothing here: they are fragmentation, which
+ * compaction answers (policy.h) -- and no scale factor answers them: in
+ * the mixed benchmark's irregular THP burst a static 1000 still had 516
+ * and 557 compaction stalls in two of three runs, against 530-1028 at
+ * the defaults (bench/results/mixed.json). */
 static double stall_shortfall(const struct episode_stats *e)
 {
-        double direct = fmax(e->direct_pages, (double)e->allocstalls * STALL_PAGES);
-        return direct + (double)e->compact_stalls_short * e->compact_stall_pages;
+        return fmax(e->direct_pages, (double)e->allocstalls * STALL_PAGES);
 }
 
 /* The scale factor whose gap would just have done for e, summed over the
- * steered zones. */
+ * steered zones: what it used of the gap (down to the lowest free memory
+ * seen) with a quarter to spare, and half again what its stalls showed
+ * missing besides. In proportion to the shortfall: a stall while most of
+ * the gap was left (a THP burst short of free blocks, not of free pages)
+ * adds what it reclaimed directly, not the whole gap and half again --
+ * that way a burst held at 308 that reclaimed 330 MB directly while free
+ * memory came no closer than 557 MB to min (of a gap of 742 MB) taught
+ * its kind 514, and the next kind of THP burst, a train that a static 100
+ * kept from stalling, was raised to that. */
 static double needed_wsf(const struct episode_stats *e)
 {
-        double gap, shortfall = stall_shortfall(e);
-        if (shortfall > 0)
-                gap = (e->gap_pages + shortfall) * LEARN_STALL_GAIN;
-        else    /* what was used of the gap, when free memory got below low */
-                gap = fmax(0, e->gap_pages - fmax(0, e->min_margin_pages)) * LEARN_SAFETY;
+        double used = fmax(0, e->gap_pages - fmax(0, e->min_margin_pages));
+        double gap = used * LEARN_SAFETY + stall_shortfall(e) * LEARN_STALL_GAIN;
         return fmin(gap * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
 }
 
@@ -132,8 +138,15 @@ void learn_episode(struct learned *l, const struct episode_stats *e)
          * during it, which did the job (what it used of the gap alone would
          * not have: kswapd woke early because of it). */
         double held = k->known ? k->wsf : (double)e->wsf_max;
+        /* An episode that reclaimed directly teaches at least what the
+         * onset rule sized it by: with most of its gap left its stalls may
+         * be ones no gap prevents (THP faults short of free blocks), so
+         * they do not teach more, but they are no evidence that less would
+         * have done. (Compaction stalls alone teach nothing: compaction
+         * answers them.) */
+        double onset = fmin(e->onset_gap_pages * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
         if (stalled)
-                k->wsf = fmax(need, k->known ? k->wsf : 0);
+                k->wsf = fmax(fmax(need, onset), k->known ? k->wsf : 0);
         else if (need >= held)
                 k->wsf = need;
         else

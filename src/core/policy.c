@@ -61,7 +61,7 @@ void policy_init(struct policy_state *st, long baseline, long in_force)
                 .baseline = baseline, .current = in_force, .kernel_seen = in_force,
                 .kernel_refused = LONG_MAX,
                 .last_change = -INFINITY, .last_raise = -INFINITY, .last_stall = -INFINITY,
-                .episode_end = -INFINITY, .recur_until = -INFINITY,
+                .episode_end = -INFINITY, .demand_end = -INFINITY, .recur_until = -INFINITY,
         };
         episode_init(&st->episodes);
         learn_init(&st->learned);
@@ -149,12 +149,25 @@ static bool holding(const struct policy_config *cfg, const struct pressure *p)
  * watermark makes it reclaim no faster now, only longer after the episode
  * (page cache lost; a bench run raised 10 -> 743 four seconds into a burst
  * that was over). What a stall shows, and what is learnt, still raise. */
+static double onset_shortfall(double demand, double thp, double capacity)
+{
+        return fmax(0, demand - thp - capacity) + thp;
+}
+
 static long shortfall_target(const struct policy_state *st, const struct policy_config *cfg,
                              const struct forecast *f, const struct pressure *p, double demand,
                              double capacity, struct decision *d)
 {
         double thp = fmin(st->episodes.cur.peak_thp_pages_per_sec, demand);
-        double shortfall = fmax(0, demand - thp - capacity) + thp;
+        bool raised = st->current > st->baseline;
+        /* Huge pages count whole only at the onset, to wake kswapd early.
+         * Once a raise is in force kswapd is awake or about to be, and its
+         * reclaim feeds kcompactd: what huge pages still lack shows as
+         * stalls (stall_target(), the learner), not as a forecast -- counted
+         * whole again, a train of 1.3 GB/s THP bursts grew 510 -> 1000 here
+         * beside a kswapd reclaiming 2.6 GB/s, with no stall, where a
+         * static 100 had none either. */
+        double shortfall = raised ? fmax(0, demand - thp - capacity) : onset_shortfall(demand, thp, capacity);
         d->thp = thp;
         if (shortfall <= 0 || p->free_pages < p->wmark_low)
                 return 0;
@@ -164,7 +177,7 @@ static long shortfall_target(const struct policy_state *st, const struct policy_
          * grows by another interval of the shortfall: closed loop, each
          * step sized by what the last one failed to cover. */
         double in_force = 0;
-        if (st->current > st->baseline) {
+        if (raised) {
                 if (holding(cfg, p))
                         return 0;
                 in_force = (double)st->current * (double)p->managed_pages / PERMYRIAD;
@@ -198,10 +211,19 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                             const struct forecast *f, const struct pressure *p, struct decision *d)
 {
         struct episode_params ep = { .horizon = cfg->horizon,
-                                     .onset_share_per_sec = EPISODE_ONSET_SHARE_PER_SEC,
-                                     .compact_stall_pages = (double)(1ull << f->max_order) };
-        if (episode_step(&st->episodes, &ep, p, f->time, f->dt, st->current, &d->episode) < 0) {
+                                     .onset_share_per_sec = EPISODE_ONSET_SHARE_PER_SEC };
+        int step = episode_step(&st->episodes, &ep, p, f->time, f->dt, st->current, &d->episode);
+        if (st->episodes.active) {
+                struct episode_stats *e = &st->episodes.cur;
+                double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
+                double thp = fmin(p->thp_pages_per_sec, p->demand_pages_per_sec);
+                double gap = onset_shortfall(p->demand_pages_per_sec, thp, capacity) * cfg->interval;
+                e->onset_gap_pages = fmax(e->onset_gap_pages, gap);
+                st->demand_end = e->end;
+        }
+        if (step < 0) {
                 learn_episode(&st->learned, &d->episode);
+                st->demand_end = d->episode.end;
                 st->episode_end = f->time;
                 d->episode_ended = true;
                 d->learned_wsf = learn_wsf_for(&st->learned, d->episode.peak_demand_pages_per_sec,
@@ -217,7 +239,15 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
         *why = WSF_KEEP;
         double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
         d->reclaim_peak = capacity;
-        if (st->episodes.active) {
+        /* No demand in the last interval (what the workload took, counting
+         * what reclaim gave it): it has passed. A raise now, whatever
+         * showed it needed (a stall that is over, a class's size), would
+         * only have kswapd evict page cache after the fact: a stall raise
+         * seen a second late, after a THP burst had freed its memory, made
+         * it reclaim 1.7 GB more here. What it showed is learnt all the
+         * same. */
+        bool receding = p->demand_pages_per_sec < EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages;
+        if (st->episodes.active && !receding) {
                 double demand = st->episodes.cur.peak_demand_pages_per_sec;
                 d->drain = demand;
                 d->demand_class = learn_class_of(demand, p->managed_pages);
@@ -254,7 +284,7 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
                 st->last_stall = f->time;
                 /* as for the shortfall: below low kswapd is awake, and a
                  * higher watermark only keeps it reclaiming after the burst */
-                long w = p->free_pages >= p->wmark_low ? stall_target(st, p, f->dt) : 0;
+                long w = p->free_pages >= p->wmark_low && !receding ? stall_target(st, p, f->dt) : 0;
                 if (w > target) {
                         target = w;
                         *why = WSF_RAISE_STALL;
@@ -276,22 +306,32 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
         double above_low = p->free_pages - p->wmark_low;
         st->onset_trigger_pages_per_sec = fmax(EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages,
                                                above_low / cfg->horizon);
-        st->onset_armed = !st->episodes.active && above_low < capacity * cfg->horizon;
+        /* also between the bursts of an episode: the value is given back
+         * when its demand stops (calm()), and the next burst is its onset */
+        bool taking = st->episodes.active && st->episodes.calm_samples == 0;
+        st->onset_armed = !taking && above_low < capacity * cfg->horizon;
         return target;
 }
 
-/* Give the memory back once the episode is over: no episode under way, and
- * none ended, stalled or raised within the calm period; and no recurring one
- * due. A raise for a recurring episode that did not come is given back as
- * soon as it is overdue: a pattern that stops costs at most its lead and
- * tolerance. */
+/* Give the memory back once the workload has stopped taking memory: no
+ * demand (and no stall, no raise) for the calm period -- not once the
+ * episode is over. An episode ends with free memory back above high, and a
+ * raised high is reached only by kswapd evicting page cache up to it after
+ * the demand has gone (the bench's reader then read 3-5 GB back at this
+ * VM's host-fault speed: 1 GB/s instead of 10 for a whole calm phase).
+ * If the demand comes back, its onset is raised for again. And no
+ * recurring episode due. A raise for a recurring episode that did not come
+ * is given back as soon as it is overdue: a pattern that stops costs at
+ * most its lead and tolerance. */
 static bool calm(const struct policy_state *st, const struct policy_config *cfg, double now)
 {
-        if (st->episodes.active || now < st->recur_until)
+        if (now < st->recur_until)
                 return false;
-        if (st->recur_until > st->episode_end && st->recur_until > st->last_stall)
+        if (st->recur_until > st->demand_end && st->recur_until > st->last_stall)
                 return true;    /* the recurring episode it was raised for never came */
-        return now - st->episode_end >= cfg->calm_period && now - st->last_stall >= cfg->calm_period &&
+        if (st->episodes.active && st->episodes.calm_samples == 0)
+                return false;   /* still taking memory */
+        return now - st->demand_end >= cfg->calm_period && now - st->last_stall >= cfg->calm_period &&
                now - st->last_raise >= cfg->calm_period;
 }
 

@@ -56,6 +56,7 @@ struct policy_state {
         double last_change, last_raise, last_stall;     /* sample times */
         struct episode_tracker episodes;
         double episode_end;             /* sample time the last episode ended */
+        double demand_end;              /* the last sample of an episode's demand */
         double recur_until;             /* a raise for a recurring episode holds until then */
         /* Between samples, watch free memory while an episode's onset could
          * bring it to low within the horizon, and sample at once when it

@@ -79,9 +79,10 @@ static void unknown_episode_sized_by_shortfall(void **state)
 
 /* The same episode as unknown_episode_sized_by_shortfall, but from t = 6
  * on free memory holds at 4400000 under the raise: the gap in force is
- * enough, and the value is not grown
- * with the episode's age (unknown_episode_sized_by_shortfall: 1000 at
- * t = 6) until the episode ends (t = 7) and the calm period runs. */
+ * enough, and the value is not grown with the episode's age
+ * (unknown_episode_sized_by_shortfall: 1000 at t = 6). The demand stopped
+ * after t = 5: the value is given back the calm period (3 s) after it, at
+ * t = 8 -- whether the episode has ended (t = 7) or not. */
 static uint64_t fall_then_hold(int t)
 {
         return fast_fall(t <= 5 ? t : 5);
@@ -99,11 +100,13 @@ static void raise_that_holds_not_grown(void **state)
                         continue;
                 if (t == 5)
                         assert_int_equal(d.wsf_new, 500);
+                else if (t == 8)
+                        assert_int_equal(d.reason, WSF_LOWER_CALM);
                 else
                         assert_int_equal(d.reason, WSF_KEEP);
         }
         assert_false(s.e.policy.episodes.active);
-        assert_int_equal(s.kernel_wsf, 500);
+        assert_int_equal(s.kernel_wsf, 10);
         sim_free(&s);
 }
 
@@ -293,6 +296,32 @@ static void fall_with_nothing_held_no_episode(void **state)
         assert_int_equal(fall_raises(0, false), 5);
 }
 
+/* The onset watch is disarmed while an episode takes memory (the samples
+ * see it), and armed again as soon as its demand pauses, though the
+ * episode is not over: the value is given back when the demand stops, and
+ * the next burst of a train is an onset to catch. */
+static uint64_t one_step_down(int t)
+{
+        return t < 5 ? 2000000 : 1400000;
+}
+
+static void onset_armed_between_bursts(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        run(&s, 0, 4, one_step_down, NULL, false, &d);
+        assert_true(s.e.policy.onset_armed);
+        run(&s, 5, 5, one_step_down, NULL, false, &d);
+        assert_true(s.e.policy.episodes.active);
+        assert_false(s.e.policy.onset_armed);
+        run(&s, 6, 6, one_step_down, NULL, false, &d);
+        assert_true(s.e.policy.episodes.active);
+        assert_true(s.e.policy.onset_armed);
+        sim_free(&s);
+}
+
 /* Huge pages faulted in at 200000 pages/s, below kswapd's prior (300000):
  * as single pages kswapd would absorb them (demand_kswapd_absorbs_no_raise,
  * the same fall), but reclaiming single pages makes no blocks, and kswapd
@@ -318,6 +347,37 @@ static void huge_pages_raise_below_capacity(void **state)
         assert_int_equal(d.wsf_new, 334);
         assert_float_equal(d.thp, 200000, 1e-6);
         assert_float_equal(d.reclaim_peak, PRIOR, 1e-6);
+        sim_free(&s);
+}
+
+/* The same burst of huge pages, on until free memory nears low: the
+ * raise at its onset (334) does not hold from t = 12 on (free memory 2
+ * intervals from low), but it is not grown by the huge pages again --
+ * once raised, kswapd wakes and feeds kcompactd, and only a stall shows
+ * that blocks are still missing (a train of THP bursts here grew 510 ->
+ * 1000 that way beside a kswapd reclaiming twice as fast, without a
+ * stall). Nothing of the demand is beyond kswapd's capacity: no growth. */
+static void huge_pages_counted_whole_once(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        int raises = 0;
+        for (int t = 0; t <= 13; t++) {
+                struct meminfo mem = { .mem_free = cache_fill(t), .active_file = PLENTY,
+                                       .anon_huge = 200000 * (uint64_t)t,
+                                       .anon_pages = 200000 * (uint64_t)t, .parts_known = true };
+                struct synth_zone z = zone_free(cache_fill(t));
+                if (!sim_step_mem(&s, t, &z, 1, NULL, &mem, &d) || d.reason == WSF_KEEP)
+                        continue;
+                raises++;
+                assert_int_equal(t, 5);
+                assert_int_equal(d.wsf_new, 334);
+        }
+        assert_int_equal(raises, 1);
+        assert_true(s.e.policy.episodes.active);
+        assert_int_equal(s.kernel_wsf, 334);
         sim_free(&s);
 }
 
@@ -482,36 +542,74 @@ static void learned_size_shrinks_after_unused_margin(void **state)
         sim_free(&s);
 }
 
-/* The dip learnt (621), then the same kind of episode again (gentle_dip),
- * raised at once to 621, but the allocating tasks reclaimed 60000 pages themselves
- * (10 allocation stalls) at its tightest: the gap fell short. The stall
- * grows the value in force by 1.5 times that at once (372600 + 90000
- * pages: 771), and the class learns the gap it had plus the shortfall,
- * with half again to spare: (372600 + 60000) * 1.5 pages, 1082. */
+/* A class that needs 621 (a gap of 372600 pages here), and an episode of
+ * it that used all but 44000 pages of that gap -- free memory fell to
+ * 60000, min is 16000 -- while the allocating tasks reclaimed 60000 pages
+ * themselves (10 allocation stalls): the gap fell short. The class learns
+ * what the episode used of its gap, with a quarter to spare, and 1.5 times
+ * the shortfall: (372600 - 44000) * 1.25 + 90000 pages, 835. The same
+ * episode with most of the gap left (margin 284000) shows no shortage of
+ * the gap: 88600 * 1.25 + 90000 pages (335) is less, and 621 stays -- but
+ * a stall is no evidence that less than the onset rule's size would have
+ * done either: an episode it sized at 600000 pages learns 1000. */
+static long learnt_after_stall(double margin, double onset_gap)
+{
+        struct learned l;
+        learn_init(&l);
+        int c = learn_class_of(600000, MANAGED);
+        l.classes[c] = (struct learn_class){ .known = true, .wsf = 621, .episodes = 1 };
+        struct episode_stats e = {
+                .start = 0, .end = 3, .peak_demand_pages_per_sec = 600000, .demand_pages = 1500000,
+                .min_margin_pages = margin, .gap_pages = 372600, .wsf_max = 621,
+                .direct_pages = 60000, .allocstalls = 10, .managed_pages = MANAGED,
+                .onset_gap_pages = onset_gap,
+        };
+        learn_episode(&l, &e);
+        assert_int_equal(l.classes[c].stalled, 1);
+        return learn_wsf_for(&l, 600000, MANAGED);
+}
+
 static void learned_size_grows_after_stall(void **state)
+{
+        (void)state;
+        assert_int_equal(learnt_after_stall(44000, 0),
+                         (long)ceil(((372600 - 44000) * 1.25 + 1.5 * 60000) * 10000 / MANAGED));
+        assert_true(learnt_after_stall(44000, 0) > 621);
+        assert_int_equal(learnt_after_stall(284000, 0), 621);
+        /* never less than the onset rule sized the episode by: 600000
+         * pages, 1000 */
+        assert_int_equal(learnt_after_stall(284000, 600000), 1000);
+}
+
+/* The same stall, but with most of the gap left: free memory at its
+ * tightest (gentle_dip, 900000 at t = 7) far above low. The stall raises
+ * the value in force at once by 1.5 times what was reclaimed directly
+ * (372600 + 90000 pages: 771) -- the demand is still on -- but it shows
+ * no shortage of the gap the class needs: a burst short of free blocks
+ * rather than of free pages (on the bench's VM a static 100 and a daemon
+ * holding 250-500 both had 100-470 allocation stalls in the same THP
+ * burst). The class keeps 621: it grows only by what was used and missing
+ * (90000 pages, 150), which is less. */
+static void stall_with_gap_left_not_learnt_larger(void **state)
 {
         (void)state;
         struct sim s;
         sim_init(&s, 10);
         struct decision d;
         run(&s, 0, 14, dip, NULL, false, &d);
-        assert_int_equal(class_wsf(&s), 621);
         sim_step_shift(&s, 20);
         struct vmstat vm = { 0 };
         for (int t = 0; t <= 14; t++) {
                 if (t == 7)
                         vm.pgsteal_direct += 60000, vm.allocstall += 10;
                 run(&s, t, t, gentle_dip, &vm, false, &d);
-                if (t == 5)
-                        assert_int_equal(d.reason, WSF_RAISE_LEARNED);
                 if (t == 7) {
                         assert_int_equal(d.reason, WSF_RAISE_STALL);
                         assert_int_equal(d.wsf_new, wsf_for_gap(372600 + 1.5 * 60000, MANAGED));
                         assert_int_equal(d.stalls, 10);
                 }
         }
-        assert_int_equal(class_wsf(&s), (long)ceil((372600 + 60000) * 1.5 * 10000 / MANAGED));
-        assert_true(class_wsf(&s) > 621);
+        assert_int_equal(class_wsf(&s), 621);
         sim_free(&s);
 }
 
@@ -557,18 +655,14 @@ static void recurring_episode_anticipated(void **state)
         sim_free(&s);
 }
 
-/* Compaction stalls are fragmentation, not a lack of free pages: they do
- * not raise the scale factor; a compaction follows once the episode they
- * started is over (not while the workload faults). */
-/* Compaction stalls while free memory was below low: blocks were missing
- * because memory was short (the mixed benchmark's THP bursts stalled so
- * against a full page cache), not only fragmented. No raise at the time
- * (below low kswapd is awake), but the learner counts each as a block of
- * the compaction order (512 pages) missing: the class learns
- * (gap 6000 + 20 * 512) * 1.5 pages, wsf 41. Without the stalls it learns
- * 8: half way from what was held (10) to what was used (4.2). The same
- * stalls with free memory to spare compact instead
- * (compaction_stall_compacts). */
+/* Compaction stalls are fragmentation, not a lack of free pages: they
+ * neither raise the scale factor at the time nor teach the learner a
+ * larger one -- even while free memory is below low (a static 1000 did not
+ * prevent the mixed benchmark's irregular burst's compaction stalls) --
+ * and a compaction follows once the episode is over
+ * (compaction_stall_compacts). The squeeze learns 8 with 20 compaction
+ * stalls as without: half way from what was held (10) to what was used
+ * (4.2). */
 static uint64_t squeeze(int t)
 {
         return t == 5 || t == 6 ? 20000 : 5000000;
@@ -593,10 +687,10 @@ static long learnt_after_squeeze(uint64_t compact_stalls)
         return w;
 }
 
-static void compaction_stalls_short_of_memory_learnt(void **state)
+static void compaction_stalls_not_learnt(void **state)
 {
         (void)state;
-        assert_int_equal(learnt_after_squeeze(20), (long)ceil((6000 + 20 * 512) * 1.5 * 10000 / MANAGED));
+        assert_int_equal(learnt_after_squeeze(20), 8);
         assert_int_equal(learnt_after_squeeze(0), 8);
 }
 
@@ -633,19 +727,29 @@ static void compaction_stall_compacts(void **state)
  * was reclaimed directly, on top of the gap in force. Not lowered while
  * the stalls last, then given back to the baseline in one step once
  * calm_period (3 s) has passed without an episode or a stall. */
+/* From 100 in force and 1000000 free pages, an interval with 5 allocation
+ * stalls and 30000 pages reclaimed directly that ends with free_after. */
+static void stall_interval(struct sim *s, uint64_t free_after, struct vmstat *vm, struct decision *d)
+{
+        sim_init(s, 10);
+        s->e.policy.current = s->e.policy.kernel_seen = s->kernel_wsf = 100;
+        struct synth_zone z = zone_free(1000000);
+        *vm = (struct vmstat){ 0 };
+        sim_step(s, 0, &z, 1, vm, PLENTY, d);
+        vm->allocstall = 5;
+        vm->pgsteal_direct = 30000;
+        z = zone_free(free_after);
+        sim_step(s, 1, &z, 1, vm, PLENTY, d);
+}
+
 static void stall_grows_the_gap_in_proportion(void **state)
 {
         (void)state;
         struct sim s;
-        sim_init(&s, 10);
-        s.e.policy.current = s.e.policy.kernel_seen = s.kernel_wsf = 100;
         struct decision d;
+        struct vmstat vm;
+        stall_interval(&s, 1000000, &vm, &d);
         struct synth_zone z = zone_free(1000000);
-        struct vmstat vm = { 0 };
-        sim_step(&s, 0, &z, 1, &vm, PLENTY, &d);
-        vm.allocstall = 5;
-        vm.pgsteal_direct = 30000;
-        sim_step(&s, 1, &z, 1, &vm, PLENTY, &d);
         assert_int_equal(d.reason, WSF_RAISE_STALL);
         /* 100 is 60000 pages; + 1.5 * 30000 = 105000 pages: 175 */
         assert_int_equal(d.wsf_new, 175);
@@ -657,6 +761,24 @@ static void stall_grows_the_gap_in_proportion(void **state)
         assert_int_equal(d.reason, WSF_LOWER_CALM);
         assert_int_equal(d.wsf_new, 10);
         assert_true(lowered_at >= 4 && lowered_at <= 8);
+        sim_free(&s);
+}
+
+/* The same stalls, seen in the interval in which the burst also ended:
+ * 2000000 pages came back (free memory 1000000 -> 3000000), so the
+ * workload took nothing net of what it freed. A raise now would only have
+ * kswapd evict page cache after the burst: none -- but the stalls still
+ * hold the value in force for the calm period. */
+static void stall_after_the_burst_not_raised(void **state)
+{
+        (void)state;
+        struct sim s;
+        struct decision d;
+        struct vmstat vm;
+        stall_interval(&s, 3000000, &vm, &d);
+        assert_int_equal(d.reason, WSF_KEEP);
+        assert_int_equal(d.stalls, 5);
+        assert_int_equal(s.kernel_wsf, 100);
         sim_free(&s);
 }
 
@@ -1046,16 +1168,20 @@ int main(void)
                 cmocka_unit_test(clean_fill_no_episode),
                 cmocka_unit_test(fall_with_nothing_held_no_episode),
                 cmocka_unit_test(huge_pages_raise_below_capacity),
+                cmocka_unit_test(huge_pages_counted_whole_once),
                 cmocka_unit_test(onset_trigger_starts_an_episode),
-                cmocka_unit_test(compaction_stalls_short_of_memory_learnt),
+                cmocka_unit_test(onset_armed_between_bursts),
+                cmocka_unit_test(compaction_stalls_not_learnt),
                 cmocka_unit_test(below_low_no_raise),
                 cmocka_unit_test(capacity_measured_below_low),
                 cmocka_unit_test(added_memory_still_raises),
                 cmocka_unit_test(learned_size_shrinks_after_unused_margin),
                 cmocka_unit_test(learned_size_grows_after_stall),
+                cmocka_unit_test(stall_with_gap_left_not_learnt_larger),
                 cmocka_unit_test(recurring_episode_anticipated),
                 cmocka_unit_test(compaction_stall_compacts),
                 cmocka_unit_test(stall_grows_the_gap_in_proportion),
+                cmocka_unit_test(stall_after_the_burst_not_raised),
                 cmocka_unit_test(given_back_after_the_episode),
                 cmocka_unit_test(churn_below_raised_low_given_back),
                 cmocka_unit_test(kswapd_failing_no_raise),

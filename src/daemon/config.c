@@ -95,7 +95,7 @@ void config_defaults(struct config *c)
 {
         *c = (struct config){
                 .interval = 1, .window = 8, .horizon = 10, .max_wsf = 1000,
-                .calm_period = 3, .trend_min_r2 = 0.6, .oom_headroom = 0.05,
+                .calm_period = 1, .trend_min_r2 = 0.6, .oom_headroom = 0.05,
                 .compaction = true, .compaction_max_order = CONFIG_ORDER_AUTO,
                 .compaction_lead_time = 10, .dry_run = false, .log_level = LOG_INFO,
                 .record_max_size = CONFIG_RECORD_MAX_SIZE_DEFAULT,

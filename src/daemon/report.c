@@ -95,7 +95,7 @@ void report_reason(char *buf, size_t size, const struct decision *d)
                          (unsigned long long)d->stalls, direct, ksw, POLICY_STALL_GAIN);
                 break;
         case WSF_LOWER_CALM:
-                snprintf(buf, size, "the pressure episode is over: free memory back above high, no stall for the calm period");
+                snprintf(buf, size, "the workload stopped taking memory: no demand, stall or raise for the calm period");
                 break;
         case WSF_LOWER_GUARD:
                 snprintf(buf, size, "the OOM guard allows at most %ld now", d->ceiling);
