@@ -144,21 +144,26 @@ static bool holding(const struct policy_config *cfg, const struct pressure *p)
  * which only free memory already there (or a compaction) provides however
  * fast kswapd reclaims -- a burst of 0.5 GB/s of THP stalled 552 times at
  * the defaults beside a kswapd reclaiming 1.1 GB/s -- so that part of the
- * demand is a shortfall whole, and a raise wakes kswapd early. Only while
- * free memory is above low: below it kswapd is awake already, and a higher
+ * demand is a shortfall whole, and a raise wakes kswapd early. For that
+ * part the gap need cover only the time kswapd and kcompactd take to
+ * answer once woken, a quarter of an interval: static values whose gap
+ * held a quarter second of the rate or less kept THP bursts from stalling
+ * on the bench's VM (wsf=100, 0.21 GB, the mixed train's ~1 GB/s bursts;
+ * wsf=100 and 300 the quick bursts' 2.9 GB/s), where a whole interval of it
+ * raised to 1000 and had kswapd evict 4 GB per burst. Only while free
+ * memory is above low: below it kswapd is awake already, and a higher
  * watermark makes it reclaim no faster now, only longer after the episode
  * (page cache lost; a bench run raised 10 -> 743 four seconds into a burst
  * that was over). What a stall shows, and what is learnt, still raise. */
-static double onset_shortfall(double demand, double thp, double capacity)
+static double onset_gap(double demand, double thp, double capacity, double interval)
 {
-        return fmax(0, demand - thp - capacity) + thp;
+        return fmax(0, demand - thp - capacity) * interval + thp * POLICY_THP_COVER_INTERVALS * interval;
 }
 
 static long shortfall_target(const struct policy_state *st, const struct policy_config *cfg,
                              const struct forecast *f, const struct pressure *p, double demand,
                              double capacity, struct decision *d)
 {
-        double thp = fmin(st->episodes.cur.peak_thp_pages_per_sec, demand);
         bool raised = st->current > st->baseline;
         /* Huge pages count whole only at the onset, to wake kswapd early.
          * Once a raise is in force kswapd is awake or about to be, and its
@@ -167,9 +172,11 @@ static long shortfall_target(const struct policy_state *st, const struct policy_
          * whole again, a train of 1.3 GB/s THP bursts grew 510 -> 1000 here
          * beside a kswapd reclaiming 2.6 GB/s, with no stall, where a
          * static 100 had none either. */
-        double shortfall = raised ? fmax(0, demand - thp - capacity) : onset_shortfall(demand, thp, capacity);
-        d->thp = thp;
-        if (shortfall <= 0 || p->free_pages < p->wmark_low)
+        double thp = fmin(st->episodes.cur.peak_thp_pages_per_sec, demand);
+        double gap = raised ? fmax(0, demand - thp - capacity) * cfg->interval :
+                     onset_gap(demand, thp, capacity, cfg->interval);
+        d->thp = raised ? 0 : thp;      /* what the gap was sized for */
+        if (gap <= 0 || p->free_pages < p->wmark_low)
                 return 0;
         /* A raise in force that holds is enough: growing it with the
          * episode's age would only have kswapd evict more (a burst here went
@@ -186,7 +193,7 @@ static long shortfall_target(const struct policy_state *st, const struct policy_
         if (z)
                 note_zone(d, f, z);
         d->cover = cfg->interval;
-        return wsf_for_gap(in_force + shortfall * cfg->interval, p->managed_pages);
+        return wsf_for_gap(in_force + gap, p->managed_pages);
 }
 
 /* Direct reclaim is proportional evidence: the gap fell short by at least
@@ -217,7 +224,7 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                 struct episode_stats *e = &st->episodes.cur;
                 double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
                 double thp = fmin(p->thp_pages_per_sec, p->demand_pages_per_sec);
-                double gap = onset_shortfall(p->demand_pages_per_sec, thp, capacity) * cfg->interval;
+                double gap = onset_gap(p->demand_pages_per_sec, thp, capacity, cfg->interval);
                 e->onset_gap_pages = fmax(e->onset_gap_pages, gap);
                 st->demand_end = e->end;
         }

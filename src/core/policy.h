@@ -24,6 +24,10 @@
 /* Direct reclaim shows the gap fell short by at least what was reclaimed
  * directly: a stall grows the gap by this many times that. */
 #define POLICY_STALL_GAIN 1.5
+/* At an episode's onset, the gap covers this many intervals of the huge
+ * pages faulted in: the time kswapd and kcompactd take to answer once
+ * woken (policy.c, onset_gap()). */
+#define POLICY_THP_COVER_INTERVALS 0.25
 /* Like the kernel's COMPACT_MAX_DEFER_SHIFT: wait at most 64 intervals. */
 #define POLICY_MAX_DEFER_SHIFT 6
 
