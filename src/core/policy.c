@@ -193,6 +193,7 @@ static long shortfall_target(const struct policy_state *st, const struct policy_
         if (z)
                 note_zone(d, f, z);
         d->cover = cfg->interval;
+        d->thp_cover = raised ? 0 : POLICY_THP_COVER_INTERVALS * cfg->interval;
         return wsf_for_gap(in_force + gap, p->managed_pages);
 }
 

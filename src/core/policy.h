@@ -110,6 +110,7 @@ struct decision {
                                                          * rate, its capacity, direct reclaim */
         double thp;                     /* of the demand, huge pages (pages per second) */
         double cover;                   /* seconds of shortfall the gap was sized for */
+        double thp_cover;               /* seconds of the huge pages (of thp) it covers */
         bool wake_capped;               /* held to the value that puts low at free memory */
         int demand_class;               /* learn_class_of() the episode's demand; -1 none */
         uint64_t stalls;

@@ -118,7 +118,7 @@ static void decision_why_round_trip(void **state)
         struct trace_decision td = { .time = 9.3, .acting = true, .d = {
                 .reason = WSF_RAISE_LEARNED, .wsf_old = 10, .wsf_new = 600, .ceiling = 1000,
                 .node = 0, .zone = "Normal", .secs_to_low = INFINITY, .secs_to_min = INFINITY,
-                .drain = 139000, .thp = 137000, .cover = 1, .onset = true, .wake_capped = true,
+                .drain = 139000, .thp = 137000, .cover = 1, .thp_cover = 0.25, .onset = true, .wake_capped = true,
                 .demand_class = 7, .learned_wsf = 600, .recur_due_in = 2.5,
                 .recur = { .period = 4.0, .episodes = 3 },
         } };
@@ -135,9 +135,21 @@ static void decision_why_round_trip(void **state)
         assert_int_equal(d->learned_wsf, 600);
         assert_float_equal(d->thp, 137000, 1e-6);
         assert_float_equal(d->cover, 1, 1e-9);
+        assert_float_equal(d->thp_cover, 0.25, 1e-9);
         assert_float_equal(d->recur.period, 4.0, 1e-9);
         assert_int_equal(d->recur.episodes, 3);
         assert_float_equal(d->recur_due_in, 2.5, 1e-9);
+
+        /* as 0.2 wrote it: no "thp_cover", the huge pages covered as long
+         * as the rest */
+        char *copy = strdup(line);
+        assert_non_null(copy);
+        cut_out(copy, ",\"thp_cover\":0.25");
+        assert_null(strstr(copy, "thp_cover"));
+        assert_int_equal(trace_parse_line(copy, strlen(copy), &rec, err, sizeof(err)), 0);
+        assert_true(rec.decision.why_recorded);
+        assert_float_equal(rec.decision.d.thp_cover, 1, 1e-9);
+        free(copy);
 
         /* the same line as 0.1 wrote it: no "why" */
         char *why = strstr(line, ",\"why\":{");

@@ -199,6 +199,7 @@ static json_object *why_json(int *err, const struct decision *d)
         json_put(err, w, "recur_episodes", json_object_new_int64(d->recur.episodes));
         for (size_t i = 0; i < ARRAY_SIZE(decision_why_numbers); i++)
                 json_put_number(err, w, decision_why_numbers[i].name, dbl_get(d, decision_why_numbers[i].offset), 3);
+        json_put_number(err, w, "thp_cover", d->thp_cover, 3);
         return w;
 }
 
@@ -549,6 +550,12 @@ static int parse_why(json_object *o, struct trace_decision *td, const struct per
                         return r;
                 memcpy((char *)d + decision_why_numbers[i].offset, &v, sizeof(v));
         }
+        /* Later than the rest of "why": before it a raise's huge pages were
+         * covered for as long as the rest of the shortfall. */
+        d->thp_cover = d->cover;
+        if (json_object_object_get_ex(w, "thp_cover", NULL) &&
+            (r = get_num(w, "thp_cover", 0, TRACE_MAX_FIGURE, false, &d->thp_cover, e)) < 0)
+                return r;
         d->demand_class = (int)class;
         d->learned_wsf = (long)learned;
         d->recur.episodes = (unsigned)episodes;

@@ -77,7 +77,7 @@ void report_reason(char *buf, size_t size, const struct decision *d)
         case WSF_RAISE_FORECAST:
                 if (d->thp > 0)
                         snprintf(buf, size, "a pressure episode the value in force does not cover: demand %s, %s of it huge pages, which kswapd's reclaim (%s) does not make; the gap covers %.3g s of them, and %.3g s of the rest of the shortfall",
-                                 drain, thp, peak, d->cover * POLICY_THP_COVER_INTERVALS, d->cover);
+                                 drain, thp, peak, d->thp_cover, d->cover);
                 else
                         snprintf(buf, size, "a pressure episode the value in force does not cover: demand %s, more than kswapd can reclaim (%s); the gap grows by %.3g s of the shortfall",
                                  drain, peak, d->cover);
