@@ -166,6 +166,23 @@ check mixed-thp "given back after each of the four episode kinds, never held acr
 n=$(count mixed-thp '$4 == "raise" && $6 < $7')
 check mixed-thp "no shortfall raise with free memory below low" '[ "$n" -eq 0 ]' "$n such raises"
 
+# mixed-recur: the scenario recorded by the 0.3.0 controller (04fba7f):
+# the train (5 bursts, every 4 s) is given back between its bursts, its
+# later bursts are raised for by the recurrence they make, and an
+# expected burst that does not come costs at most one period raised.
+replay mixed-recur
+base=$(awk -F, 'NR == 2 { print $3 }' "$tmp/mixed-recur.csv")
+n=$(count mixed-recur '$4 == "raise-recurrence"')
+check mixed-recur "the train's recurrence is seen: a raise for a burst before it comes" '[ "$n" -ge 1 ]' "$n recurrence raises"
+read -r held worst < <(awk -F, 'NR > 1 && $4 == "raise-recurrence" && !open { open = $1; next }
+        NR > 1 && open && $4 == "lower" && $2 == '"$base"' { if ($1 - open > w) w = $1 - open; open = 0; k++ }
+        END { if (open) w = 1e9; printf "%d %.1f\n", k, w }' "$tmp/mixed-recur.csv")
+check mixed-recur "every recurrence raise is back at the baseline ($base) within one period (4 s)" \
+        'awk "BEGIN { exit !($worst <= 4.0) }"' "$held given back, the longest after $worst s"
+gaps=$(awk -F, 'NR > 1 && $4 == "lower" && $2 == '"$base"' { l = $1 } NR > 1 && $4 ~ /^raise/ && l && $1 - l <= 4.0 { n++; l = 0 } END { print n + 0 }' "$tmp/mixed-recur.csv")
+check mixed-recur "given back between the train's bursts: at least 3 lowers to the baseline followed within a period by the next raise" \
+        '[ "$gaps" -ge 3 ]' "$gaps such lowers"
+
 # Debian 12 (6.1) and 13 (6.12), recorded in the package test's VMs under
 # a memory consumer, with tests/traces/debian-vm.conf: the decision code
 # runs on those kernels' numbers, and raises no later than the sample that
