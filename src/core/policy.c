@@ -144,13 +144,11 @@ static bool holding(const struct policy_config *cfg, const struct pressure *p)
  * which only free memory already there (or a compaction) provides however
  * fast kswapd reclaims -- a burst of 0.5 GB/s of THP stalled 552 times at
  * the defaults beside a kswapd reclaiming 1.1 GB/s -- so that part of the
- * demand is a shortfall whole, and a raise wakes kswapd early. For that
- * part the gap need cover only the time kswapd and kcompactd take to
- * answer once woken, a quarter of an interval: static values whose gap
- * held a quarter second of the rate or less kept THP bursts from stalling
- * on the bench's VM (wsf=100, 0.21 GB, the mixed train's ~1 GB/s bursts;
- * wsf=100 and 300 the quick bursts' 2.9 GB/s), where a whole interval of it
- * raised to 1000 and had kswapd evict 4 GB per burst. Only while free
+ * demand is a shortfall whole, and a raise wakes kswapd early. The gap
+ * covers a whole interval of it (POLICY_THP_COVER_INTERVALS): a quarter,
+ * which static values' gaps suggested, left the mixed bench's irregular
+ * burst stalling as much as the defaults (kswapd's single pages make no
+ * huge page until kcompactd has run). Only while free
  * memory is above low: below it kswapd is awake already, and a higher
  * watermark makes it reclaim no faster now, only longer after the episode
  * (page cache lost; a bench run raised 10 -> 743 four seconds into a burst

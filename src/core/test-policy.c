@@ -110,9 +110,9 @@ static void raise_that_holds_not_grown(void **state)
         sim_free(&s);
 }
 
-/* A burst of huge pages at 1600000 pages/s that found 400000 pages free
- * (from 2000000): a gap for a quarter interval of it is 400000 pages (667),
- * but a gap wider than free memory above min (384000 pages, 640) would only
+/* A burst of huge pages at 600000 pages/s that found 400000 pages free
+ * (from 1000000): a gap for an interval of it is 600000 pages (1000), but
+ * a gap wider than free memory above min (384000 pages, 640) would only
  * have kswapd reclaim longer after the burst -- low at free memory already
  * wakes it at once. Raised to 640. */
 static void raise_held_where_it_wakes_kswapd(void **state)
@@ -123,7 +123,7 @@ static void raise_held_where_it_wakes_kswapd(void **state)
         struct decision d;
         int raised = -1;
         for (int t = 0; t <= 5 && raised < 0; t++) {
-                uint64_t free = t <= 4 ? 2000000 : 400000, thp = t <= 4 ? 0 : 1600000;
+                uint64_t free = t <= 4 ? 1000000 : 400000, thp = t <= 4 ? 0 : 600000;
                 struct meminfo mem = { .mem_free = free, .active_file = PLENTY, .anon_huge = thp,
                                        .anon_pages = thp, .parts_known = true };
                 struct synth_zone z = zone_free(free);
@@ -138,13 +138,12 @@ static void raise_held_where_it_wakes_kswapd(void **state)
         sim_free(&s);
 }
 
-/* A burst of 2400000 pages/s on two zones: the larger one (5000000 pages)
- * is left with 100000 free, a smaller one (1000000 pages, as DMA32 beside a
- * full page cache) still has 300000. An allocation falls back from zone to
- * zone and wakes kswapd only when both are below low, which no value up to
- * 2970 does: the bound does not apply, and the raise is the quarter
- * interval of the burst, 600000 pages, 1000 (the sum of the zones would
- * have held it to 637). */
+/* The same burst on two zones: the larger one (5000000 pages) is left with
+ * 100000 free, a smaller one (1000000 pages, as DMA32 beside a full page
+ * cache) still has 300000. An allocation falls back from zone to zone and
+ * wakes kswapd only when both are below low, which no value up to 2970
+ * does: the bound does not apply, and the raise is the whole interval of
+ * the shortfall, 1000 (the sum of the zones would have held it to 637). */
 static void raise_not_held_while_a_zone_has_free_memory(void **state)
 {
         (void)state;
@@ -154,10 +153,10 @@ static void raise_not_held_while_a_zone_has_free_memory(void **state)
         int raised = -1;
         for (int t = 0; t <= 5 && raised < 0; t++) {
                 struct synth_zone z[2] = {
-                        { .node = 0, .managed = 5000000, .wmark_min = 15000, .free_pages = t <= 4 ? 2500000 : 100000 },
+                        { .node = 0, .managed = 5000000, .wmark_min = 15000, .free_pages = t <= 4 ? 700000 : 100000 },
                         { .node = 0, .managed = 1000000, .wmark_min = 3000, .free_pages = 300000 },
                 };
-                uint64_t thp = t <= 4 ? 0 : 2400000;
+                uint64_t thp = t <= 4 ? 0 : 600000;
                 struct meminfo mem = { .mem_free = 400000, .active_file = PLENTY, .anon_huge = thp,
                                        .anon_pages = thp, .parts_known = true };
                 if (sim_step_mem(&s, t, z, 2, NULL, &mem, &d) && d.reason != WSF_KEEP)
@@ -297,15 +296,16 @@ static void fall_with_nothing_held_no_episode(void **state)
         assert_int_equal(fall_raises(0, false), 5);
 }
 
-/* Huge pages at 600000 pages/s, twice kswapd's prior: raised at the onset
- * for a quarter interval of them (150000 pages, 250); when that stops
- * holding (t = 11, free memory 800000) the raise does not grow: huge pages
- * are out of the shortfall once raised, and the rest of the demand (none)
- * is within kswapd's capacity. (Taken as single pages beyond kswapd's
- * capacity, they grew it to 750.) */
+/* Huge pages at 400000 pages/s, above kswapd's prior: raised at the onset
+ * (t = 7, free memory within 10 s of low) for an interval of them (400000
+ * pages, 667); when that stops holding (t = 14: free memory 1000000, under
+ * two intervals of the fall above low) the raise does
+ * not grow: huge pages are out of the shortfall once raised, and the rest
+ * of the demand (none) is within kswapd's capacity. (Taken as single pages
+ * beyond kswapd's capacity, they grew it.) */
 static uint64_t thp_fall(int t)
 {
-        return t <= 4 ? 5000000 : 5000000 - 600000 * (uint64_t)(t - 4);
+        return t <= 4 ? 5000000 : 5000000 - 400000 * (uint64_t)(t - 4);
 }
 
 static void huge_pages_above_capacity_not_regrown(void **state)
@@ -315,7 +315,7 @@ static void huge_pages_above_capacity_not_regrown(void **state)
         sim_init(&s, 10);
         struct decision d;
         int raises = 0;
-        for (int t = 0; t <= 11; t++) {
+        for (int t = 0; t <= 14; t++) {
                 uint64_t thp = 5000000 - thp_fall(t);
                 struct meminfo mem = { .mem_free = thp_fall(t), .active_file = PLENTY, .anon_huge = thp,
                                        .anon_pages = thp, .parts_known = true };
@@ -323,11 +323,11 @@ static void huge_pages_above_capacity_not_regrown(void **state)
                 if (!sim_step_mem(&s, t, &z, 1, NULL, &mem, &d) || d.reason == WSF_KEEP)
                         continue;
                 raises++;
-                assert_int_equal(t, 5);
-                assert_int_equal(d.wsf_new, 250);
+                assert_int_equal(t, 7);
+                assert_int_equal(d.wsf_new, 667);
         }
         assert_int_equal(raises, 1);
-        assert_int_equal(s.kernel_wsf, 250);
+        assert_int_equal(s.kernel_wsf, 667);
         sim_free(&s);
 }
 
@@ -361,9 +361,8 @@ static void onset_armed_between_bursts(void **state)
  * as single pages kswapd would absorb them (demand_kswapd_absorbs_no_raise,
  * the same fall), but reclaiming single pages makes no blocks, and kswapd
  * sleeps until low: the THP demand is a shortfall whole. Raised for at the
- * episode's first sample (t = 5, free memory within 10 s of low), for the
- * quarter interval kswapd and kcompactd take to answer once woken:
- * ceil(50000 * 10000 / 6000000) = 84. */
+ * episode's first sample (t = 5, free memory within 10 s of low), for one
+ * interval: ceil(200000 * 10000 / 6000000) = 334. */
 static void huge_pages_raise_below_capacity(void **state)
 {
         (void)state;
@@ -380,14 +379,14 @@ static void huge_pages_raise_below_capacity(void **state)
         }
         assert_int_equal(raised, 5);
         assert_int_equal(d.reason, WSF_RAISE_FORECAST);
-        assert_int_equal(d.wsf_new, 84);
+        assert_int_equal(d.wsf_new, 334);
         assert_float_equal(d.thp, 200000, 1e-6);
         assert_float_equal(d.reclaim_peak, PRIOR, 1e-6);
         sim_free(&s);
 }
 
 /* The same burst of huge pages, on until free memory nears low: the
- * raise at its onset (84) does not hold from t = 13 on (free memory 2
+ * raise at its onset (334) does not hold from t = 12 on (free memory 2
  * intervals from low), but it is not grown by the huge pages again --
  * once raised, kswapd wakes and feeds kcompactd, and only a stall shows
  * that blocks are still missing (a train of THP bursts here grew 510 ->
@@ -409,11 +408,11 @@ static void huge_pages_counted_whole_once(void **state)
                         continue;
                 raises++;
                 assert_int_equal(t, 5);
-                assert_int_equal(d.wsf_new, 84);
+                assert_int_equal(d.wsf_new, 334);
         }
         assert_int_equal(raises, 1);
         assert_true(s.e.policy.episodes.active);
-        assert_int_equal(s.kernel_wsf, 84);
+        assert_int_equal(s.kernel_wsf, 334);
         sim_free(&s);
 }
 
