@@ -100,6 +100,10 @@ static void finish_sample(struct replay *rp)
 static void print_decision(struct replay *rp, double t, const struct decision *d)
 {
         char msg[REPORT_MSG_MAX];
+        if (d->episode_ended) {
+                report_episode_message(msg, sizeof(msg), d);
+                fprintf(rp->out, "%+8.1f s  %s\n", t - rp->t0, msg);
+        }
         if (d->reason != WSF_KEEP) {
                 report_wsf_message(msg, sizeof(msg), d, false);
                 fprintf(rp->out, "%+8.1f s  %s\n", t - rp->t0, msg);
@@ -128,7 +132,7 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
         rp->rep_action = action_of(d);
         rp->compactions += d->nr_compact;
         rp->backoffs += d->nr_backoff;
-        if (trace_decision_worth(d))
+        if (trace_decision_worth(d) || d->episode_ended)
                 print_decision(rp, s->time, d);
         if (d->reason == WSF_KEEP)
                 return 0;
@@ -149,6 +153,17 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
                 return score_raise(&rp->score, s->time, d->onset ? SCORE_ONSET : (int)d->reason, z->node,
                                    z->name, (double)z->wmark_low, z->free_pages);
         return 0;
+}
+
+/* What the workload took in the last interval, for score_taken(): what
+ * its anonymous, shared and dirty memory grew by -- memory no clean
+ * eviction gives back -- or, where the trace lacks those counters, the
+ * fall of free memory less a clean fill of the page cache. */
+static double taken_pages(const struct forecast *f)
+{
+        struct pressure p;
+        pressure_of(f, &p);
+        return (p.held_pages_per_sec >= 0 ? p.held_pages_per_sec : pressure_taken(&p)) * f->dt;
 }
 
 /* Every series of this sample into the score. */
@@ -303,6 +318,8 @@ static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errs
                 score_stalls(&rp->score, s->time,
                              increase(rp->prev_allocstall, s->vm.allocstall) +
                              increase(rp->prev_compact_stall, s->vm.compact_stall));
+        if (rp->o.score && r == 1)
+                score_taken(&rp->score, s->time, taken_pages(&rp->engine.forecast));
         if ((rp->o.score && score_sample(rp, s, r == 1) < 0) || (r == 1 && take_decision(rp, s, &d) < 0))
                 return -ENOMEM;
         if (rp->o.csv)
@@ -380,6 +397,21 @@ static void print_summary(struct replay *rp)
                 fprintf(o, "  replayed scale factor equals the recorded daemon's on every sample\n");
 }
 
+/* Every false alarm, so that each can be looked up in the decisions above. */
+static void print_false_alarms(const struct replay *rp)
+{
+        double mb = (double)rp->header.page_size / 1e6;
+        for (size_t i = 0; i < rp->score.nr_raises; i++) {
+                const struct score_raise *r = &rp->score.raises[i];
+                if (r->verdict != SCORE_FALSE_ALARM)
+                        continue;
+                fprintf(rp->out, "%+8.1f s  %s for node%d %s: false alarm (free memory stayed above its low of %.0f MB and nothing stalled for %.3g s)\n",
+                        r->t - rp->t0,
+                        r->reason == SCORE_ONSET ? "raise at onset" : wsf_reason_str((enum wsf_reason)r->reason),
+                        r->node, r->name, r->level * mb, rp->score.horizon);
+        }
+}
+
 static int print_score(struct replay *rp)
 {
         struct score_summary m;
@@ -398,8 +430,8 @@ static int print_score(struct replay *rp)
         } else {
                 fprintf(o, "  lead time, predicted time error: none (no crossing was seen coming)\n");
         }
-        fprintf(o, "  false alarms: %zu of %zu raises (%zu not judged: the trace ends within the horizon)\n",
-                m.false_alarms, m.raises, m.unjudged);
+        fprintf(o, "  false alarms: %zu of %zu raises; %zu more held (free memory stayed above low, but the workload took more than was above it); %zu not judged (the trace ends within the horizon)\n",
+                m.false_alarms, m.raises, m.held, m.unjudged);
         static const int judged[] = { WSF_RAISE_FORECAST, WSF_RAISE_LEARNED, WSF_RAISE_RECUR,
                                       WSF_RAISE_STALL, SCORE_ONSET };
         for (size_t i = 0; i < ARRAY_SIZE(judged); i++) {
@@ -407,9 +439,9 @@ static int print_score(struct replay *rp)
                 char lead[48] = "no crossing came";
                 if (!isnan(r->lead_median))
                         snprintf(lead, sizeof(lead), "median lead %.1f s", r->lead_median);
-                fprintf(o, "    %-16s %zu raises, %zu false alarms, %zu not judged; %s\n",
+                fprintf(o, "    %-16s %zu raises, %zu false alarms, %zu held, %zu not judged; %s\n",
                         judged[i] == SCORE_ONSET ? "at onset" : wsf_reason_str((enum wsf_reason)judged[i]),
-                        r->raises, r->false_alarms, r->unjudged, lead);
+                        r->raises, r->false_alarms, r->held, r->unjudged, lead);
         }
         for (size_t i = 0; i < rp->score.nr_events; i++) {
                 const struct score_event *e = &rp->score.events[i];
@@ -425,6 +457,7 @@ static int print_score(struct replay *rp)
                                  e->lead, e->predicted - rp->t0, e->error);
                 fprintf(o, "%+8.1f s  %s: %s\n", e->t - rp->t0, what, seen);
         }
+        print_false_alarms(rp);
         return 0;
 }
 

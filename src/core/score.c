@@ -75,12 +75,14 @@ static void judge_raises(struct score *s, const struct score_series *x, double t
 {
         for (size_t i = 0; i < s->nr_raises; i++) {
                 struct score_raise *r = &s->raises[i];
-                if (r->verdict || r->node != x->node || strcmp(r->name, x->name) != 0 || t < r->t)
+                bool open = r->verdict == SCORE_PENDING || r->verdict == SCORE_HELD;
+                if (!open || r->node != x->node || strcmp(r->name, x->name) != 0 || t < r->t)
                         continue;
                 if (t > r->deadline) {
-                        r->verdict = -1;
+                        if (r->verdict == SCORE_PENDING)
+                                r->verdict = SCORE_FALSE_ALARM;
                 } else if (value < r->level) {
-                        r->verdict = 1;
+                        r->verdict = SCORE_CROSSED;
                         r->crossed = t;
                 }
         }
@@ -122,7 +124,8 @@ int score_raise(struct score *s, double t, int reason, int node, const char *nam
                 return -ENOMEM;
         struct score_raise *r = &s->raises[s->nr_raises++];
         *r = (struct score_raise){ .t = t, .level = level, .deadline = t + s->horizon, .reason = reason,
-                                   .node = node, .verdict = value < level, .crossed = t };
+                                   .node = node, .verdict = value < level ? SCORE_CROSSED : SCORE_PENDING,
+                                   .crossed = t, .margin = value - level };
         snprintf(r->name, sizeof(r->name), "%s", name);
         return 0;
 }
@@ -133,10 +136,25 @@ void score_stalls(struct score *s, double t, uint64_t stalls)
                 return;
         for (size_t i = 0; i < s->nr_raises; i++) {
                 struct score_raise *r = &s->raises[i];
-                if (r->verdict == 0 && t >= r->t && t <= r->deadline) {
-                        r->verdict = 1;
+                if ((r->verdict == SCORE_PENDING || r->verdict == SCORE_HELD) && t >= r->t &&
+                    t <= r->deadline) {
+                        r->verdict = SCORE_CROSSED;
                         r->crossed = t;
                 }
+        }
+}
+
+void score_taken(struct score *s, double t, double pages)
+{
+        if (!(pages > 0))
+                return;
+        for (size_t i = 0; i < s->nr_raises; i++) {
+                struct score_raise *r = &s->raises[i];
+                if (r->verdict != SCORE_PENDING || t <= r->t || t > r->deadline)
+                        continue;
+                r->taken += pages;
+                if (r->taken > r->margin)
+                        r->verdict = SCORE_HELD;
         }
 }
 
@@ -166,9 +184,10 @@ static int summarize_reasons(const struct score *s, struct score_summary *out)
                         if (r->reason != k)
                                 continue;
                         m->raises++;
-                        m->false_alarms += r->verdict < 0;
-                        m->unjudged += r->verdict == 0;
-                        if (r->verdict > 0)
+                        m->false_alarms += r->verdict == SCORE_FALSE_ALARM;
+                        m->held += r->verdict == SCORE_HELD;
+                        m->unjudged += r->verdict == SCORE_PENDING;
+                        if (r->verdict == SCORE_CROSSED)
                                 lead[n++] = r->crossed - r->t;
                 }
                 if (n > 0) {
@@ -216,8 +235,9 @@ int score_summarize(const struct score *s, struct score_summary *out)
         free(err);
         for (size_t i = 0; i < s->nr_raises; i++) {
                 out->raises++;
-                out->false_alarms += s->raises[i].verdict < 0;
-                out->unjudged += s->raises[i].verdict == 0;
+                out->false_alarms += s->raises[i].verdict == SCORE_FALSE_ALARM;
+                out->held += s->raises[i].verdict == SCORE_HELD;
+                out->unjudged += s->raises[i].verdict == SCORE_PENDING;
         }
         return summarize_reasons(s, out);
 }

@@ -46,15 +46,29 @@ struct score_raise {
         int reason;                     /* enum wsf_reason, or SCORE_ONSET */
         int node;
         char name[ZONE_NAME_MAX];
-        int verdict;                    /* 0 pending, 1 crossed, -1 false alarm */
+        int verdict;                    /* enum score_verdict */
         double crossed;                 /* sample time free pages were below level; with verdict 1 */
+        double margin, taken;           /* pages: free above level at the raise; taken since */
+};
+
+/* What became of a raise. A daemon's trace shows free memory after the
+ * daemon's own raises: one that kept the zone above low leaves no crossing
+ * to show it was needed. It is held, not a false alarm, when the workload
+ * took more than the zone had above low at the raise (score_taken()):
+ * kswapd sleeps until low at the old value, so without the raise the zone
+ * would have crossed it. */
+enum score_verdict {
+        SCORE_FALSE_ALARM = -1,         /* nothing crossed, stalled or was taken beyond the margin */
+        SCORE_PENDING = 0,
+        SCORE_CROSSED = 1,              /* free pages below level, or a stall, within the horizon */
+        SCORE_HELD = 2,                 /* neither, but the workload took more than the margin */
 };
 
 /* The raises of one reason: how many, how many were false alarms (free
  * pages did not cross low within the horizon), how many the trace ended
  * too early to judge, and how long before the crossing they came. */
 struct score_reason_summary {
-        size_t raises, false_alarms, unjudged;
+        size_t raises, false_alarms, held, unjudged;
         double lead_median;             /* seconds; NAN without crossed raises */
 };
 
@@ -74,7 +88,7 @@ struct score_summary {
         double lead_median, error_median, error_p90, within20;  /* NAN without seen events;
                                                                  * within20: SCORE_WITHIN_SHARE */
         size_t within20_n;
-        size_t raises, false_alarms, unjudged;
+        size_t raises, false_alarms, held, unjudged;
         struct score_reason_summary reasons[SCORE_REASONS];
 };
 
@@ -97,6 +111,11 @@ int score_raise(struct score *s, double t, int reason, int node, const char *nam
  * ending then): the memory a pending raise was for did run short, whether
  * or not a sample caught free pages below low. */
 void score_stalls(struct score *s, double t, uint64_t stalls);
+
+/* The workload took `pages` of free memory in the interval ending at t
+ * (what its anonymous, shared and dirty memory grew by): a pending raise
+ * whose margin this exceeds is held. */
+void score_taken(struct score *s, double t, double pages);
 
 /* A predicted time counts as "within" when its error is at most this share
  * of the lead time it was predicted with. */

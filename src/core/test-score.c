@@ -145,6 +145,51 @@ static void false_alarms(void **state)
         score_free(&s);
 }
 
+/* On a daemon's trace the raise itself may keep free memory above low: a
+ * raise after which the workload took more than the zone had above low is
+ * held, not a false alarm; one after which it took less still is. */
+static void held_by_what_was_taken(void **state)
+{
+        (void)state;
+        struct score s;
+        score_init(&s, 10, 10);
+        score_raise(&s, 0, WSF_RAISE_FORECAST, 0, "Normal", 50, 100);  /* margin 50 */
+        score_raise(&s, 12, WSF_RAISE_FORECAST, 0, "Normal", 50, 100);
+        for (int t = 0; t <= 30; t++) {
+                score_point(&s, SCORE_LOW, 0, "Normal", t, 100, 50, INFINITY, true);
+                /* 30 pages at 1 and at 2: 60 > 50 taken within the first
+                 * raise's horizon; 40 in all within the second's */
+                score_taken(&s, t, t == 1 || t == 2 ? 30 : t == 13 || t == 14 ? 20 : 0);
+        }
+        struct score_summary m;
+        score_summarize(&s, &m);
+        assert_int_equal(m.raises, 2);
+        assert_int_equal(m.held, 1);
+        assert_int_equal(m.false_alarms, 1);
+        assert_int_equal(s.raises[0].verdict, SCORE_HELD);
+        assert_int_equal(s.raises[1].verdict, SCORE_FALSE_ALARM);
+        assert_int_equal(m.reasons[WSF_RAISE_FORECAST].held, 1);
+        assert_int_equal(m.reasons[WSF_RAISE_FORECAST].false_alarms, 1);
+        /* a held raise is not a crossing: no lead */
+        assert_true(isnan(m.reasons[WSF_RAISE_FORECAST].lead_median));
+        score_free(&s);
+
+        /* what was taken at the raise's own sample, or after its horizon,
+         * does not count; a crossing after it was held makes it crossed */
+        score_init(&s, 10, 10);
+        score_raise(&s, 5, WSF_RAISE_LEARNED, 0, "Normal", 50, 100);
+        score_raise(&s, 20, WSF_RAISE_LEARNED, 0, "Normal", 50, 100);
+        for (int t = 0; t <= 40; t++) {
+                score_taken(&s, t, t == 5 || t == 16 || t == 21 ? 60 : 0);
+                score_point(&s, SCORE_LOW, 0, "Normal", t, t == 24 ? 40 : 100, 50, INFINITY, true);
+        }
+        score_summarize(&s, &m);
+        assert_int_equal(s.raises[0].verdict, SCORE_FALSE_ALARM);
+        assert_int_equal(s.raises[1].verdict, SCORE_CROSSED);
+        assert_float_equal(m.reasons[WSF_RAISE_LEARNED].lead_median, 4, 1e-9);
+        score_free(&s);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -153,6 +198,7 @@ int main(void)
                 cmocka_unit_test(unscored_and_repeated_crossings),
                 cmocka_unit_test(percentiles),
                 cmocka_unit_test(false_alarms),
+                cmocka_unit_test(held_by_what_was_taken),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
