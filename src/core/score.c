@@ -70,13 +70,18 @@ static int add_event(struct score *s, const struct score_series *x, double t)
         return 0;
 }
 
+/* A crossing or a stall can still prove the raise right. */
+static bool still_open(const struct score_raise *r)
+{
+        return r->verdict == SCORE_PENDING || r->verdict == SCORE_HELD;
+}
+
 /* Judge the raises on this zone's low series. */
 static void judge_raises(struct score *s, const struct score_series *x, double t, double value)
 {
         for (size_t i = 0; i < s->nr_raises; i++) {
                 struct score_raise *r = &s->raises[i];
-                bool open = r->verdict == SCORE_PENDING || r->verdict == SCORE_HELD;
-                if (!open || r->node != x->node || strcmp(r->name, x->name) != 0 || t < r->t)
+                if (!still_open(r) || r->node != x->node || strcmp(r->name, x->name) != 0 || t < r->t)
                         continue;
                 if (t > r->deadline) {
                         if (r->verdict == SCORE_PENDING)
@@ -120,6 +125,8 @@ int score_point(struct score *s, enum score_kind kind, int node, const char *nam
 int score_raise(struct score *s, double t, int reason, int node, const char *name,
                 double level, double value)
 {
+        if (reason < 0 || reason >= SCORE_REASONS)
+                return -EINVAL;
         if (reserve((void **)&s->raises, &s->raises_cap, s->nr_raises, sizeof(*s->raises)) < 0)
                 return -ENOMEM;
         struct score_raise *r = &s->raises[s->nr_raises++];
@@ -136,8 +143,7 @@ void score_stalls(struct score *s, double t, uint64_t stalls)
                 return;
         for (size_t i = 0; i < s->nr_raises; i++) {
                 struct score_raise *r = &s->raises[i];
-                if ((r->verdict == SCORE_PENDING || r->verdict == SCORE_HELD) && t >= r->t &&
-                    t <= r->deadline) {
+                if (still_open(r) && t >= r->t && t <= r->deadline) {
                         r->verdict = SCORE_CROSSED;
                         r->crossed = t;
                 }
@@ -233,11 +239,13 @@ int score_summarize(const struct score *s, struct score_summary *out)
         }
         free(lead);
         free(err);
-        for (size_t i = 0; i < s->nr_raises; i++) {
-                out->raises++;
-                out->false_alarms += s->raises[i].verdict == SCORE_FALSE_ALARM;
-                out->held += s->raises[i].verdict == SCORE_HELD;
-                out->unjudged += s->raises[i].verdict == SCORE_PENDING;
+        int r = summarize_reasons(s, out);
+        /* every raise has one reason: the totals are their sums */
+        for (int k = 0; k < SCORE_REASONS; k++) {
+                out->raises += out->reasons[k].raises;
+                out->false_alarms += out->reasons[k].false_alarms;
+                out->held += out->reasons[k].held;
+                out->unjudged += out->reasons[k].unjudged;
         }
-        return summarize_reasons(s, out);
+        return r;
 }

@@ -103,7 +103,8 @@ int score_point(struct score *s, enum score_kind kind, int node, const char *nam
 
 /* A raise for `reason` (or SCORE_ONSET) on account of zone (node, name), with `value` free
  * pages now and `level` its low watermark: judged by whether free pages
- * cross it within the horizon. */
+ * cross it within the horizon. 0, -EINVAL for a reason out of range, or
+ * -ENOMEM. */
 int score_raise(struct score *s, double t, int reason, int node, const char *name,
                 double level, double value);
 
