@@ -51,6 +51,7 @@ struct daemon {
         sd_event_source *fast;  /* the onset watch between samples; off while disarmed */
         double fast_ref_time;   /* monotonic seconds */
         uint64_t fast_ref_free; /* bytes free (sysinfo) at the last sample or check */
+        unsigned fast_left;     /* checks still to make before the next sample */
         double fast_trigger;    /* bytes per second of fall that take a sample at once */
         struct recorder *rec;   /* record = FILE, NULL when not recording */
         struct publisher publisher;
@@ -265,8 +266,18 @@ static int check_orders(struct daemon *d, const struct config *c, char *err, siz
         return config_check_orders(c, d->opt->config_path, d->sample.nr_orders, err, errsz);
 }
 
-/* Checks of free memory between samples, this many per interval. */
-#define ONSET_CHECKS_PER_INTERVAL 4
+/* Checks of free memory between two samples, evenly spaced (at a third
+ * and two thirds of the interval). Each is a wakeup, ~50 us of CPU on a
+ * VM: three made the armed watch cost more than 0.05 % of a core
+ * (bench/README.md, "Daemon overhead"). */
+#define ONSET_CHECKS_BETWEEN_SAMPLES 2
+
+static void fast_next(struct daemon *d)
+{
+        sd_event_source_set_time_relative(d->fast, (uint64_t)(d->cfg.interval * USEC_PER_SEC /
+                                                              (ONSET_CHECKS_BETWEEN_SAMPLES + 1)));
+        sd_event_source_set_enabled(d->fast, SD_EVENT_ONESHOT);
+}
 
 /* Arm the fast path when the engine asks for it: free memory is read with
  * one system call a few times per interval, and a fall faster than kswapd
@@ -282,8 +293,8 @@ static void watch_onset(struct daemon *d)
         }
         d->fast_ref_time = clock_secs(CLOCK_MONOTONIC);
         d->fast_trigger = trigger * (double)d->page_size;
-        sd_event_source_set_time_relative(d->fast, (uint64_t)(d->cfg.interval * USEC_PER_SEC / ONSET_CHECKS_PER_INTERVAL));
-        sd_event_source_set_enabled(d->fast, SD_EVENT_ONESHOT);
+        d->fast_left = ONSET_CHECKS_BETWEEN_SAMPLES;
+        fast_next(d);
 }
 
 /* One cycle: sample -> engine -> act, record, publish. onset: the fast path
@@ -374,8 +385,9 @@ static int on_fast_tick(sd_event_source *s, uint64_t usec, void *userdata)
         }
         d->fast_ref_free = free;
         d->fast_ref_time = now;
-        sd_event_source_set_time_relative(s, (uint64_t)(d->cfg.interval * USEC_PER_SEC / ONSET_CHECKS_PER_INTERVAL));
-        sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        /* the last check's next would land on the sample: it takes none */
+        if (--d->fast_left > 0)
+                fast_next(d);
         return 0;
 }
 

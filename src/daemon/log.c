@@ -13,14 +13,11 @@
 
 #include "util.h"
 
-/* Fields of one event beyond the four every event has (MESSAGE,
- * MESSAGE_ID, PRIORITY, SYSLOG_IDENTIFIER). */
-#define LOG_FIELDS_MAX 24
+/* The four fields every event has (MESSAGE, MESSAGE_ID, PRIORITY,
+ * SYSLOG_IDENTIFIER). */
 #define LOG_FIXED_FIELDS 4
 /* Bytes of one message; longer ones are cut. */
 #define LOG_LINE_MAX 1024
-/* Bytes of one journal field, "NAME=value": a whole message and its name. */
-#define LOG_FIELD_TEXT_MAX (LOG_LINE_MAX + 76)
 
 /* $JOURNAL_STREAM is "DEV:INO" of the stream systemd connected; only when
  * stderr is still that stream does journald read what we write there. */
@@ -78,6 +75,41 @@ void log_msg(const struct logger *l, int prio, const char *fmt, ...)
                 plain(prio, buf);
 }
 
+/* "NAME=value" at *at, which moves past it: the iovec journald takes. */
+static struct iovec pack(char **at, const char *name, const char *value)
+{
+        char *start = *at;
+        *at = stpcpy(stpcpy(stpcpy(start, name), "="), value);
+        return (struct iovec){ .iov_base = start, .iov_len = (size_t)(*at - start) };
+}
+
+int log_event_fields(int prio, const char *message_id, const char *message,
+                     const struct log_field *fields, size_t nr_fields,
+                     struct iovec iov[LOG_EVENT_FIELDS_MAX], char **text)
+{
+        char prio_text[16];
+        snprintf(prio_text, sizeof(prio_text), "%d", prio);
+        struct {
+                const char *name, *value;
+        } all[LOG_EVENT_FIELDS_MAX] = {
+                { "MESSAGE", message }, { "MESSAGE_ID", message_id }, { "PRIORITY", prio_text },
+                { "SYSLOG_IDENTIFIER", "memoptimizer" },
+        };
+        size_t n = LOG_FIXED_FIELDS, need = 0;
+        for (size_t i = 0; i < nr_fields && n < LOG_EVENT_FIELDS_MAX; i++)
+                all[n].name = fields[i].name, all[n++].value = fields[i].value;
+        for (size_t i = 0; i < n; i++)
+                need += strlen(all[i].name) + 1 + strlen(all[i].value);
+        /* On the heap, packed: a frame of fixed-size fields was 31 KiB of
+         * stack, a fair part of the daemon's resident memory. */
+        char *at = *text = malloc(need + 1);
+        if (!at)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                iov[i] = pack(&at, all[i].name, all[i].value);
+        return (int)n;
+}
+
 void log_event(const struct logger *l, int prio, const char *message_id, const char *message,
                const struct log_field *fields, size_t nr_fields)
 {
@@ -87,18 +119,11 @@ void log_event(const struct logger *l, int prio, const char *message_id, const c
                 plain(prio, message);
                 return;
         }
-        char text[LOG_FIXED_FIELDS + LOG_FIELDS_MAX][LOG_FIELD_TEXT_MAX];
-        struct iovec iov[LOG_FIXED_FIELDS + LOG_FIELDS_MAX];
-        size_t n = 0;
-        snprintf(text[n++], sizeof(text[0]), "MESSAGE=%s", message);
-        snprintf(text[n++], sizeof(text[0]), "MESSAGE_ID=%s", message_id);
-        snprintf(text[n++], sizeof(text[0]), "PRIORITY=%d", prio);
-        snprintf(text[n++], sizeof(text[0]), "SYSLOG_IDENTIFIER=memoptimizer");
-        for (size_t i = 0; i < nr_fields && i < LOG_FIELDS_MAX; i++)
-                snprintf(text[n++], sizeof(text[0]), "%s=%s", fields[i].name, fields[i].value);
-        for (size_t i = 0; i < n; i++)
-                iov[i] = (struct iovec){ .iov_base = text[i], .iov_len = strlen(text[i]) };
-        if (sd_journal_sendv(iov, (int)n) < 0)
+        struct iovec iov[LOG_EVENT_FIELDS_MAX];
+        _cleanup_free_ char *text = NULL;
+        int n = log_event_fields(prio, message_id, message, fields, nr_fields, iov, &text);
+        /* If journald cannot take it, stderr still can: never lose a line. */
+        if (n < 0 || sd_journal_sendv(iov, n) < 0)
                 plain(prio, message);
 }
 

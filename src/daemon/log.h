@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/uio.h>
 
 #define MSGID_RAISE        "c89dbaa9299b408183ed13a3847aadbc"
 #define MSGID_LOWER        "42da16f3d3c249a7a55fc0f0e182788d"
@@ -38,6 +39,15 @@ void log_msg(const struct logger *l, int prio, const char *fmt, ...);
 /* One event: MESSAGE_ID, the human message, and its numbers as fields. */
 void log_event(const struct logger *l, int prio, const char *message_id, const char *message,
                const struct log_field *fields, size_t nr_fields);
+
+/* The journal fields of an event as log_event() sends them: MESSAGE,
+ * MESSAGE_ID, PRIORITY, SYSLOG_IDENTIFIER, then the first fields, each
+ * "NAME=value" in full, in one allocation *text for the caller to free.
+ * Returns how many iov holds, or -ENOMEM. */
+#define LOG_EVENT_FIELDS_MAX 28
+int log_event_fields(int prio, const char *message_id, const char *message,
+                     const struct log_field *fields, size_t nr_fields,
+                     struct iovec iov[LOG_EVENT_FIELDS_MAX], char **text);
 
 /* A failure that recurs every interval (a sample that cannot be read, a
  * sysctl that cannot be written) is logged at this pace: a warning for the
