@@ -133,6 +133,8 @@ int status_report_read(struct status_report *r, const char *root, const char *st
         int e = sample_reader_new(&rd, root);
         if (e >= 0) {
                 e = sample_read(rd, &r->s);
+                if (e < 0)
+                        snprintf(r->sample_error, sizeof(r->sample_error), "%s", sample_reader_failed(rd));
                 sample_reader_free(rd);
         }
         if (e < 0)
@@ -167,8 +169,12 @@ int status_print(FILE *out, const char *root, const char *state_dir, const char 
         struct status_report r;
         int e = status_report_read(&r, root, state_dir, learn_dir, cfg);
         if (e < 0) {
-                fprintf(stderr, "memoptimizer: cannot read %s: %s\n",
-                        e == -ENOMEM ? "the status" : "the kernel's memory state", strerror(-e));
+                if (r.sample_error[0])
+                        fprintf(stderr, "memoptimizer: cannot read the kernel's memory state: reading %s: %s\n",
+                                r.sample_error, strerror(-e));
+                else
+                        fprintf(stderr, "memoptimizer: cannot read %s: %s\n",
+                                e == -ENOMEM ? "the status" : "the kernel's memory state", strerror(-e));
                 return 2;
         }
         if (json) {

@@ -26,6 +26,7 @@ enum learned_state { LEARNED_NONE, LEARNED_OK, LEARNED_UNUSABLE };
 struct status_report {
         double time;                    /* CLOCK_REALTIME */
         struct sample s;
+        char sample_error[200];         /* when the sample failed: the file, and why if known */
         long baseline;
         enum baseline_source baseline_source;
         char baseline_error[96];        /* with BASELINE_UNKNOWN: what is wrong with the state file */

@@ -300,6 +300,46 @@ int sample_copy(struct sample *dst, const struct sample *src)
         return 0;
 }
 
+const char *const vmstat_counters[NR_VMSTAT_COUNTERS] = {
+        "pgsteal_kswapd", "pgsteal_direct", "pgscan_kswapd", "pgscan_direct",
+        "allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable", "allocstall_high",
+        "compact_stall", "compact_success", "compact_fail",
+        "pgalloc_dma", "pgalloc_dma32", "pgalloc_normal", "pgalloc_movable", "pgalloc_high",
+        "kswapd_low_wmark_hit_quickly", "nr_free_pages", "oom_kill",
+};
+
+/* The line of text that starts with name and then ' ' or ':', or NULL. */
+static const char *field_line(const char *text, const char *name)
+{
+        size_t n = strlen(name);
+        for (const char *p = text; p && *p;) {
+                if (strncmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == ':'))
+                        return p;
+                p = strchr(p, '\n');
+                if (p)
+                        p++;
+        }
+        return NULL;
+}
+
+bool proc_has_field(const char *text, const char *name)
+{
+        return field_line(text, name) != NULL;
+}
+
+const char *vmstat_counter_cut(const char *first, const char *whole)
+{
+        for (size_t i = 0; i < NR_VMSTAT_COUNTERS; i++) {
+                if (!proc_has_field(whole, vmstat_counters[i]))
+                        continue;       /* the kernel has none: libproc2's 0 is right */
+                /* a line without its end may have lost digits */
+                const char *line = field_line(first, vmstat_counters[i]);
+                if (!line || !strchr(line, '\n'))
+                        return vmstat_counters[i];
+        }
+        return NULL;
+}
+
 bool sample_same_layout(const struct sample *a, const struct sample *b)
 {
         if (a->nr_zones != b->nr_zones || a->nr_orders != b->nr_orders)

@@ -109,6 +109,23 @@ void sample_free(struct sample *s);
 /* Deep copy; dst's old zones are freed. */
 int sample_copy(struct sample *dst, const struct sample *src);
 
+/* The /proc/vmstat counters a sample takes, by the kernel's names, in the
+ * order the kernel side asks libproc2 for them (sample-read.c). The _high
+ * ones exist only on 32-bit kernels with highmem. */
+#define NR_VMSTAT_COUNTERS 20
+extern const char *const vmstat_counters[NR_VMSTAT_COUNTERS];
+
+/* Whether a line of text starts with name and then ' ' or ':' (the forms
+ * of /proc/vmstat and /proc/meminfo). */
+bool proc_has_field(const char *text, const char *name);
+
+/* libproc2 (4.0.2) reads /proc/vmstat with one read(), which returns about
+ * a page, while the file grows with each kernel (4.1 KiB on 6.18): a
+ * counter past what that read returned reads as 0, silently. The first of
+ * vmstat_counters that `whole` (the file) has and `first` (one read of it)
+ * lacks; NULL when there is none. */
+const char *vmstat_counter_cut(const char *first, const char *whole);
+
 /* Zone layouts are equal when the same (node, name) appear in the same order. */
 bool sample_same_layout(const struct sample *a, const struct sample *b);
 

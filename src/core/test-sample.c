@@ -144,28 +144,8 @@ static void arm64_fourteen_orders(void **state)
  * (tests/fixtures/README.md): every zone with pages is joined, and the
  * counters the daemon asks libproc2 for are in the kernel's files under
  * these names — libproc2 reports a name the kernel lacks as 0, silently. */
-static bool has_line(const char *text, const char *name)
-{
-        size_t n = strlen(name);
-        for (const char *p = text; p && *p;) {
-                if (strncmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == ':'))
-                        return true;
-                p = strchr(p, '\n');
-                if (p)
-                        p++;
-        }
-        return false;
-}
-
 static void debian_kernel(const char *dir)
 {
-        static const char *const vmstat[] = {
-                "pgsteal_kswapd", "pgsteal_direct", "pgscan_kswapd", "pgscan_direct",
-                "allocstall_dma", "allocstall_dma32", "allocstall_normal", "allocstall_movable",
-                "compact_stall", "compact_success", "compact_fail",
-                "pgalloc_dma", "pgalloc_dma32", "pgalloc_normal", "pgalloc_movable",
-                "kswapd_low_wmark_hit_quickly", "nr_free_pages", "oom_kill",
-        };
         static const char *const meminfo[] = {
                 "MemTotal", "MemFree", "MemAvailable", "Active(file)", "Inactive(file)",
                 "HugePages_Total", "HugePages_Free", "AnonHugePages", "Dirty", "Writeback",
@@ -187,15 +167,45 @@ static void debian_kernel(const char *dir)
                 assert_true(s.zones[i].wmark_min < s.zones[i].wmark_low);
                 assert_true(s.zones[i].wmark_low < s.zones[i].wmark_high);
         }
-        for (size_t i = 0; i < sizeof(vmstat) / sizeof(*vmstat); i++)
-                if (!has_line(vt, vmstat[i]))
-                        fail_msg("%s: no %s in /proc/vmstat", dir, vmstat[i]);
+        for (size_t i = 0; i < NR_VMSTAT_COUNTERS; i++)
+                if (!proc_has_field(vt, vmstat_counters[i]) && !strstr(vmstat_counters[i], "_high"))
+                        fail_msg("%s: no %s in /proc/vmstat", dir, vmstat_counters[i]);
+        /* all of them within what libproc2's one read() returns (about a
+         * page; cut here at 4000 bytes and a line's end) */
+        size_t page = strlen(vt) < 4000 ? strlen(vt) : 4000;
+        while (page > 0 && vt[page - 1] != '\n')
+                page--;
+        _cleanup_free_ char *first = strndup(vt, page);
+        assert_null(vmstat_counter_cut(first, vt));
         for (size_t i = 0; i < sizeof(meminfo) / sizeof(*meminfo); i++)
-                if (!has_line(mt, meminfo[i]))
+                if (!proc_has_field(mt, meminfo[i]))
                         fail_msg("%s: no %s in /proc/meminfo", dir, meminfo[i]);
         sample_free(&s);
         buddyinfo_free(&b);
         zoneinfo_free(&z);
+}
+
+/* libproc2 reads /proc/vmstat once: a counter whose line that read did not
+ * return whole would read as 0, and must be named; one the kernel lacks
+ * altogether is not libproc2's cut. */
+static void vmstat_counter_past_one_read(void **state)
+{
+        (void)state;
+        const char *whole = "nr_free_pages 5\ncompact_stall_x 9\npgsteal_kswapd 1\ncompact_stall 7\noom_kill 0\n";
+        assert_null(vmstat_counter_cut(whole, whole));
+        assert_string_equal(vmstat_counter_cut("nr_free_pages 5\ncompact_stall_x 9\npgsteal_kswapd 1\n", whole),
+                            "compact_stall");
+        /* a line without its end may have lost digits */
+        assert_string_equal(vmstat_counter_cut("nr_free_pages 5\ncompact_stall_x 9\npgsteal_kswapd 1\ncompact_stall 7",
+                                               whole), "compact_stall");
+        /* the first in the daemon's order, not the file's */
+        assert_string_equal(vmstat_counter_cut("nr_free_pages 5\n", whole), "pgsteal_kswapd");
+        /* a real kernel's file, cut at 2 KiB */
+        _cleanup_free_ char *vt = load_proc("debian12-6.1", "vmstat");
+        _cleanup_free_ char *first = strndup(vt, 2048);
+        const char *cut = vmstat_counter_cut(first, vt);
+        assert_non_null(cut);
+        assert_true(proc_has_field(vt, cut) && !proc_has_field(first, cut));
 }
 
 static void debian12_kernel_6_1(void **state)
@@ -277,6 +287,7 @@ int main(void)
                 cmocka_unit_test(empty_zone_skipped),
                 cmocka_unit_test(x86_two_nodes),
                 cmocka_unit_test(arm64_fourteen_orders),
+                cmocka_unit_test(vmstat_counter_past_one_read),
                 cmocka_unit_test(debian12_kernel_6_1),
                 cmocka_unit_test(debian13_kernel_6_12),
                 cmocka_unit_test(broken_rejected),

@@ -3,6 +3,8 @@
 #include "sample-read.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,9 +37,12 @@ struct sample_reader {
         struct vmstat_info *vm_info;
         struct meminfo_info *mem_info;
         const char *failed;     /* the file the last failed sample_read() could not use */
+        bool vmstat_reach_checked;
+        char vmstat_cut[160];   /* failed, when a counter lies past libproc2's read */
 };
 
-/* Order matters: indexes into the select() result below. */
+/* Order matters: indexes into the select() result below, and the names in
+ * vmstat_counters (sample.h). */
 static enum vmstat_item vm_items[] = {
         VMSTAT_PGSTEAL_KSWAPD, VMSTAT_PGSTEAL_DIRECT,
         VMSTAT_PGSCAN_KSWAPD, VMSTAT_PGSCAN_DIRECT,
@@ -48,6 +53,7 @@ static enum vmstat_item vm_items[] = {
         VMSTAT_PGALLOC_MOVABLE, VMSTAT_PGALLOC_HIGH,
         VMSTAT_KSWAPD_LOW_WMARK_HIT_QUICKLY, VMSTAT_NR_FREE_PAGES, VMSTAT_OOM_KILL,
 };
+_Static_assert(ARRAY_SIZE(vm_items) == NR_VMSTAT_COUNTERS, "vm_items and vmstat_counters disagree");
 
 static enum meminfo_item mem_items[] = {
         MEMINFO_MEM_TOTAL, MEMINFO_MEM_FREE, MEMINFO_MEM_AVAILABLE,
@@ -100,10 +106,46 @@ void sample_reader_invalidate(struct sample_reader *r)
         r->zi_valid = false;
 }
 
+/* libproc2 4.0.2's one read() of /proc/vmstat: its buffer's size less one. */
+#define LIBPROC2_VMSTAT_READ 8191
+
+/* Once: every counter vm_items asks for must be in what libproc2's single
+ * read() of /proc/vmstat returns (vmstat_counter_cut()), or its value
+ * would read as 0. libproc2 reads /proc itself, not below the root. */
+static int check_vmstat_reach(struct sample_reader *r)
+{
+        _cleanup_close_ int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        _cleanup_free_ char *first = malloc(LIBPROC2_VMSTAT_READ + 1);
+        if (!first)
+                return -ENOMEM;
+        ssize_t n = read(fd, first, LIBPROC2_VMSTAT_READ);
+        if (n < 0)
+                return -errno;
+        first[n] = '\0';
+        ssize_t all = read_file_at("", "/proc/vmstat", &r->buf, &r->bufsz);
+        if (all < 0)
+                return (int)all;
+        const char *cut = vmstat_counter_cut(first, r->buf);
+        if (cut) {
+                snprintf(r->vmstat_cut, sizeof(r->vmstat_cut),
+                         "/proc/vmstat (libproc2 reads its first %zd of %zd bytes, and %s is past them: it would read as 0)",
+                         n, all, cut);
+                r->failed = r->vmstat_cut;
+                return -EOVERFLOW;
+        }
+        r->vmstat_reach_checked = true;
+        return 0;
+}
+
 /* procps_*_select() re-reads the file on every call; procps_*_get() would
  * cache for a second and return stale counters at sub-second intervals. */
 static int read_counters(struct sample_reader *r, struct sample *s)
 {
+        int e = r->vmstat_reach_checked ? 0 : check_vmstat_reach(r);
+        if (e < 0)
+                return e;
         errno = 0;
         struct vmstat_stack *vs = procps_vmstat_select(r->vm_info, vm_items, ARRAY_SIZE(vm_items));
         if (!vs)
