@@ -15,6 +15,7 @@ struct synth_zone {
         uint64_t free_pages;    /* total */
         uint64_t high_pages;    /* of which in blocks of order `order` */
         unsigned order;
+        bool node_unreclaimable;
 };
 
 static inline void synth_fill(struct zone *z, const struct synth_zone *sz, long wsf)
@@ -23,6 +24,7 @@ static inline void synth_fill(struct zone *z, const struct synth_zone *sz, long 
         z->node = sz->node;
         strcpy(z->name, "Normal");
         z->managed_pages = sz->managed;
+        z->node_unreclaimable = sz->node_unreclaimable;
         uint64_t gap = sz->managed * (uint64_t)wsf / 10000;
         if (gap < sz->wmark_min / 4)
                 gap = sz->wmark_min / 4;

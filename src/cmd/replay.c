@@ -108,6 +108,10 @@ static void print_decision(struct replay *rp, double t, const struct decision *d
                 report_wsf_message(msg, sizeof(msg), d, false);
                 fprintf(rp->out, "%+8.1f s  %s\n", t - rp->t0, msg);
         }
+        if (d->hold_changed) {
+                report_hold_message(msg, sizeof(msg), d);
+                fprintf(rp->out, "%+8.1f s  %s\n", t - rp->t0, msg);
+        }
         for (size_t i = 0; i < d->nr_backoff; i++) {
                 report_backoff_message(msg, sizeof(msg), &d->backoff[i]);
                 fprintf(rp->out, "%+8.1f s  %s\n", t - rp->t0, msg);

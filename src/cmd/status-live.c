@@ -165,9 +165,22 @@ static bool counters(struct check *c, json_object *n)
         return d && num(c, n, "cpu_seconds", 0, INFINITY, true);
 }
 
+/* One of raise_hold_str()'s names; absent from daemons before 0.3.3. */
+static bool raises_held(struct check *c, json_object *w)
+{
+        json_object *v = json_get(w, "raises_held");
+        if (!v || !text(c, w, "raises_held", NULL, false))
+                return !v;
+        for (int h = 0; h < _HOLD_REASONS; h++)
+                if (strcmp(json_object_get_string(v), raise_hold_str((enum raise_hold)h)) == 0)
+                        return true;
+        return wrong(c, "raises_held", "is not a value the daemon writes");
+}
+
 static bool wsf(struct check *c, json_object *w)
 {
-        return integer(c, w, "decided", WSF_MIN, WSF_MAX_ANY_KERNEL, false) &&
+        return raises_held(c, w) &&
+               integer(c, w, "decided", WSF_MIN, WSF_MAX_ANY_KERNEL, false) &&
                integer(c, w, "baseline", WSF_MIN, WSF_MAX_ANY_KERNEL, false) &&
                integer(c, w, "ceiling", WSF_MIN, WSF_MAX_ANY_KERNEL, true) &&
                integer(c, w, "kernel", WSF_MIN, WSF_MAX_ANY_KERNEL, true);

@@ -319,6 +319,10 @@ static void text_daemon(FILE *out, const struct status_report *r)
                 (long long)json_object_get_int64(json_get(w, "decided")),
                 (long long)json_object_get_int64(json_get(w, "baseline")),
                 json_get(w, "ceiling") ? json_object_get_string(json_get(w, "ceiling")) : "not known yet");
+        json_object *held = json_get(w, "raises_held");     /* checked by live_check() */
+        if (held && strcmp(json_object_get_string(held), "none") != 0)
+                fprintf(out, "  raises held back (%s): kswapd cannot use a higher watermark now\n",
+                        json_object_get_string(held));
         text_forecast(out, r, json_get(l, "forecast"));
         text_decisions(out, json_get(l, "recent_decisions"));
         text_counters(out, json_get(l, "counters"));

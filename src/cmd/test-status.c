@@ -33,6 +33,18 @@ static int exited_pid(void);
 
 /* A fixture kernel: the text and the JSON show the same numbers, and the
  * daemon's state follows live.json and the process that wrote it. */
+/* Text of a report's rendering for a person (caller frees). */
+static char *text_of(const struct status_report *r)
+{
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        assert_non_null(f);
+        status_report_text(f, r);
+        assert_int_equal(fclose(f), 0);
+        return text;
+}
+
 static void status_report(void **state)
 {
         struct fixture *x = *state;
@@ -74,7 +86,20 @@ static void status_report(void **state)
         o = status_report_json(&r);
         assert_string_equal(json_object_get_string(at(o, "daemon.mode")), "acting");
         assert_int_equal(json_object_get_int(at(o, "daemon.live.counters.samples")), 1);
+        assert_string_equal(json_object_get_string(at(o, "daemon.live.watermark_scale_factor.raises_held")), "none");
         json_object_put(o);
+        text = text_of(&r);
+        assert_null(strstr(text, "raises held back"));
+        free(text);
+        status_report_free(&r);
+        /* kswapd gave up on a node: the daemon says it holds raises back */
+        x->ps.hold = HOLD_NODE_UNRECLAIMABLE;
+        publish_cycle(&p, &x->in);
+        x->ps.hold = HOLD_NONE;
+        assert_int_equal(status_report_read(&r, root, x->dir, x->dir, &x->cfg), 0);
+        text = text_of(&r);
+        assert_non_null(strstr(text, "raises held back (node-unreclaimable)"));
+        free(text);
         status_report_free(&r);
         /* written within the heartbeat (10 s) and 6 s: running, though
          * many 1 s intervals ago; silent for longer: stale */
@@ -225,6 +250,10 @@ static void absurd_live_json(void **state)
                 { "counters", "{\"samples\": -3}", "samples is -3" },
                 { "counters", "{\"samples\": 1e308}", "samples is not an integer" },
                 { "watermark_scale_factor", "{\"decided\": 100000, \"baseline\": 10}", "decided is 100000" },
+                { "watermark_scale_factor", "{\"decided\": 10, \"baseline\": 10, \"raises_held\": \"panic\"}",
+                  "raises_held is not a value the daemon writes" },
+                { "watermark_scale_factor", "{\"decided\": 10, \"baseline\": 10, \"raises_held\": 1}",
+                  "raises_held is not a string" },
                 { "recent_decisions", "[{\"time\": 1e308}]", "time is 1e+308" },
                 { "recent_decisions", "[3]", "recent_decisions[] is not an object" },
                 { "forecast", "{\"zones\": [{\"node\": -7}], \"nodes\": []}", "node is -7" },
@@ -253,18 +282,6 @@ static void absurd_live_json(void **state)
         }
         json_object_put(good);
         publish_stop(&p, x->dir);
-}
-
-/* Text of a report's rendering for a person (caller frees). */
-static char *text_of(const struct status_report *r)
-{
-        char *text = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
-        assert_non_null(f);
-        status_report_text(f, r);
-        assert_int_equal(fclose(f), 0);
-        return text;
 }
 
 /* Nothing learnt, what was learnt (as any user), and a file the daemon

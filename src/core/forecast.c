@@ -90,6 +90,7 @@ static void zone_forecast(const struct window *w, size_t i, const struct forecas
                 .node = z->node, .managed_pages = z->managed_pages,
                 .wmark_min = z->wmark_min, .wmark_low = z->wmark_low,
                 .wmark_high = z->wmark_high, .free_pages = (double)z->free_pages,
+                .node_unreclaimable = z->node_unreclaimable,
         };
         memcpy(zf->name, z->name, sizeof(zf->name));
         (void)window_fit(w, series_zone_free, &i, &zf->free_fit);    /* reported only */

@@ -30,6 +30,7 @@ struct zone_forecast {
         char name[ZONE_NAME_MAX];
         uint64_t managed_pages, wmark_min, wmark_low, wmark_high;
         double free_pages;      /* newest sample */
+        bool node_unreclaimable;        /* newest sample: kswapd gave up on the node */
         struct fit free_fit;    /* free pages over time (reported) */
         /* Pages in use, managed - free, over time: its slope is what the
          * zone's users consume net of what is freed or reclaimed. Memory the

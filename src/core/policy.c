@@ -55,6 +55,15 @@ const char *wsf_reason_str(enum wsf_reason r)
         return r >= 0 && r < _WSF_REASONS ? s[r] : "?";
 }
 
+const char *raise_hold_str(enum raise_hold h)
+{
+        static const char *const s[] = {
+                [HOLD_NONE] = "none", [HOLD_KSWAPD_FAILING] = "kswapd-failing",
+                [HOLD_NODE_UNRECLAIMABLE] = "node-unreclaimable",
+        };
+        return h >= 0 && h < _HOLD_REASONS ? s[h] : "?";
+}
+
 void policy_init(struct policy_state *st, long baseline, long in_force)
 {
         *st = (struct policy_state){
@@ -212,6 +221,23 @@ static bool kswapd_failing(const struct forecast *f, uint64_t managed)
                f->kswapd_window_rate < KSWAPD_MIN_EFFICIENCY * f->kswapd_scan_rate;
 }
 
+/* Whether a higher watermark can help kswapd now: not on a node it gave
+ * up on (it is no longer woken there until an allocation reclaims some
+ * memory itself), nor while it fails where it reclaims. */
+static enum raise_hold raise_hold_of(const struct forecast *f, uint64_t managed, struct decision *d)
+{
+        for (size_t i = 0; i < f->nr_zones; i++) {
+                const struct zone_forecast *z = &f->zones[i];
+                if (z->node_unreclaimable && forecast_zone_steered(f, z)) {
+                        d->hold_node = z->node;
+                        return HOLD_NODE_UNRECLAIMABLE;
+                }
+        }
+        d->hold_scan = f->kswapd_scan_rate;
+        d->hold_steal = f->kswapd_window_rate;
+        return kswapd_failing(f, managed) ? HOLD_KSWAPD_FAILING : HOLD_NONE;
+}
+
 /* Feed the episode tracker; what an ended episode showed is learnt. */
 static void follow_episodes(struct policy_state *st, const struct policy_config *cfg,
                             const struct forecast *f, const struct pressure *p, struct decision *d)
@@ -300,7 +326,10 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
         }
         if (p->compact_stalls > 0)
                 st->compact_wanted = true;
-        if (target > st->current && kswapd_failing(f, p->managed_pages))
+        d->hold = raise_hold_of(f, p->managed_pages, d);
+        d->hold_changed = d->hold != st->hold;
+        st->hold = d->hold;
+        if (target > st->current && d->hold != HOLD_NONE)
                 target = st->current;   /* a higher watermark would only burn CPU */
         /* What the fast path watches for: a fall that would start an
          * episode -- at the onset share, and fast enough to bring free
@@ -510,7 +539,7 @@ void policy_decide(struct policy_state *st, const struct policy_config *cfg,
                    const struct forecast *f, struct decision *d)
 {
         *d = (struct decision){ .wsf_old = st->current, .wsf_new = st->current, .node = -1,
-                                .demand_class = -1, .learned_wsf = -1 };
+                                .demand_class = -1, .learned_wsf = -1, .hold = st->hold, .hold_node = -1 };
         /* A value inherited above the baseline (from a previous instance) is
          * held for a calm period, as if just set: we do not know its history. */
         if (st->last_change == -INFINITY && st->current != st->baseline)

@@ -53,6 +53,14 @@ struct node_compaction {
         unsigned confirmed;             /* samples in a row that called for it */
 };
 
+/* Why raises are held back: a higher watermark would not help kswapd. */
+enum raise_hold {
+        HOLD_NONE,
+        HOLD_KSWAPD_FAILING,    /* it scans much and reclaims little (a window's fit) */
+        HOLD_NODE_UNRECLAIMABLE,        /* the kernel says it gave up on a node (/proc/zoneinfo) */
+        _HOLD_REASONS
+};
+
 struct policy_state {
         long baseline;          /* boot-time or administrator's value */
         long current;           /* the value in force (virtual in dry-run) */
@@ -70,6 +78,7 @@ struct policy_state {
         double onset_trigger_pages_per_sec;
         struct learned learned;         /* kept across restarts by the daemon */
         bool compact_wanted;            /* compaction stalls seen: compact in the next calm */
+        enum raise_hold hold;           /* as of the last decision */
         struct node_compaction nodes[POLICY_NODE_CAP];
         size_t nr_nodes;
 };
@@ -119,6 +128,10 @@ struct decision {
         struct episode_stats episode;   /* what it showed */
         long learned_wsf;               /* and what its class needs now; -1 none */
         bool onset;                     /* decided on a sample the fast path took early */
+        enum raise_hold hold;           /* raises held back now, and why */
+        bool hold_changed;              /* since the last decision: say so once */
+        int hold_node;                  /* the node kswapd gave up on (HOLD_NODE_UNRECLAIMABLE) */
+        double hold_scan, hold_steal;   /* kswapd's window rates (HOLD_KSWAPD_FAILING), pages/s */
         struct recurrence recur;        /* the recurring pattern seen, if any */
         double recur_due_in;            /* seconds until its next episode is due */
         size_t nr_compact, nr_backoff;
@@ -160,3 +173,5 @@ long wsf_guard(const struct forecast *f, double oom_headroom, long limit);
  * WSF_REASON_NAME_MAX - 1 characters. */
 #define WSF_REASON_NAME_MAX 24
 const char *wsf_reason_str(enum wsf_reason r);
+/* "none", "kswapd-failing", "node-unreclaimable": the journal's HOLD field. */
+const char *raise_hold_str(enum raise_hold h);

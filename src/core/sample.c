@@ -115,13 +115,15 @@ void buddyinfo_free(struct buddyinfo *b)
 
 /* ---- zoneinfo -------------------------------------------------------- */
 
-enum zi_field { ZI_FREE, ZI_MIN, ZI_LOW, ZI_HIGH, ZI_MANAGED, _ZI_MAX };
+enum zi_field { ZI_FREE, ZI_MIN, ZI_LOW, ZI_HIGH, ZI_MANAGED, ZI_UNRECLAIMABLE, _ZI_MAX };
 #define ZI_REQUIRED ((1u << ZI_FREE) | (1u << ZI_MIN) | (1u << ZI_LOW) | \
                      (1u << ZI_HIGH) | (1u << ZI_MANAGED))
 
 static const struct { const char *key; enum zi_field f; } zi_keys[] = {
         { "pages free", ZI_FREE },  { "min", ZI_MIN }, { "low", ZI_LOW },
         { "high", ZI_HIGH }, { "managed", ZI_MANAGED },
+        /* optional: printed since Linux 4.13 */
+        { "node_unreclaimable:", ZI_UNRECLAIMABLE },
 };
 
 static uint64_t *zi_slot(struct zoneinfo_zone *z, enum zi_field f)
@@ -131,6 +133,7 @@ static uint64_t *zi_slot(struct zoneinfo_zone *z, enum zi_field f)
         case ZI_MIN: return &z->wmark_min;
         case ZI_LOW: return &z->wmark_low;
         case ZI_HIGH: return &z->wmark_high;
+        case ZI_UNRECLAIMABLE: return &z->node_unreclaimable;
         default: return &z->managed_pages;
         }
 }
@@ -155,7 +158,7 @@ static int zi_field_line(const char *line, const char *eol, struct zoneinfo_zone
                 char *end;
                 errno = 0;
                 uint64_t v = strtoull(p, &end, 10);
-                if (errno || end != eol)
+                if (errno || end != eol || (zi_keys[i].f == ZI_UNRECLAIMABLE && v > 1))
                         return -EBADMSG;
                 *zi_slot(z, zi_keys[i].f) = v;
                 *seen |= 1u << zi_keys[i].f;
@@ -268,6 +271,7 @@ int sample_assemble(struct sample *s, const struct buddyinfo *b, const struct zo
                 out->wmark_low = z->wmark_low;
                 out->wmark_high = z->wmark_high;
                 out->managed_pages = z->managed_pages;
+                out->node_unreclaimable = z->node_unreclaimable != 0;
                 zone_sum_orders(out, b->nr_orders);
         }
         if (n == 0) {

@@ -40,6 +40,9 @@ struct zoneinfo_zone {
         uint64_t pages_free;
         uint64_t wmark_min, wmark_low, wmark_high;
         uint64_t managed_pages;
+        /* kswapd gave up on the zone's node (kswapd_failures reached
+         * MAX_RECLAIM_RETRIES): 0 or 1; 0 where the kernel does not say */
+        uint64_t node_unreclaimable;
 };
 
 struct zoneinfo {
@@ -83,6 +86,7 @@ struct zone {
         uint64_t free_pages;            /* free_at[0] */
         uint64_t wmark_min, wmark_low, wmark_high;
         uint64_t managed_pages;
+        bool node_unreclaimable;        /* kswapd gave up reclaiming on this node */
 };
 
 struct sample {

@@ -899,6 +899,44 @@ static void kswapd_failing_no_raise(void **state)
                 assert_int_equal(run(&s, t, t, fast_fall, &vm, false, &d), -1);
         }
         assert_true(s.e.policy.episodes.active);
+        assert_int_equal(d.hold, HOLD_KSWAPD_FAILING);
+        assert_true(s.e.policy.hold == HOLD_KSWAPD_FAILING);
+        sim_free(&s);
+}
+
+/* The kernel says kswapd gave up on the node (node_unreclaimable): it is
+ * not woken there until an allocation reclaims memory itself, so no raise
+ * however short the supply -- and that is said once, on the way in and on
+ * the way out. Once it reclaims again the episode's raise is made. */
+static void node_unreclaimable_no_raise(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        int held_at = -1, changes = 0;
+        for (int t = 0; t <= 8; t++) {
+                struct synth_zone z = zone_free(fast_fall(t));
+                z.node_unreclaimable = t >= 3;
+                if (!sim_step(&s, t, &z, 1, NULL, PLENTY, &d))
+                        continue;
+                assert_int_equal(d.reason, WSF_KEEP);
+                if (d.hold_changed) {
+                        changes++;
+                        held_at = t;
+                        assert_int_equal(d.hold, HOLD_NODE_UNRECLAIMABLE);
+                        assert_int_equal(d.hold_node, 0);
+                }
+        }
+        assert_int_equal(changes, 1);
+        assert_true(held_at >= 3);
+        assert_true(s.e.policy.episodes.active);
+        assert_int_equal(s.kernel_wsf, 10);
+        struct synth_zone z = zone_free(fast_fall(9));
+        assert_true(sim_step(&s, 9, &z, 1, NULL, PLENTY, &d));
+        assert_true(d.hold_changed);
+        assert_int_equal(d.hold, HOLD_NONE);
+        assert_true(d.wsf_new > 10);
         sim_free(&s);
 }
 
@@ -1221,6 +1259,7 @@ int main(void)
                 cmocka_unit_test(given_back_after_the_episode),
                 cmocka_unit_test(churn_below_raised_low_given_back),
                 cmocka_unit_test(kswapd_failing_no_raise),
+                cmocka_unit_test(node_unreclaimable_no_raise),
                 cmocka_unit_test(inherited_value_held),
                 cmocka_unit_test(noisy_flat_no_action),
                 cmocka_unit_test(shrinking_blocks_compact),

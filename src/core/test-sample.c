@@ -265,6 +265,39 @@ static void garbage_strings_rejected(void **state)
         zoneinfo_free(&z);
 }
 
+/* kswapd's giving up on a node, as zoneinfo prints it in each of the
+ * node's zone sections: 0 or 1, optional (kernels before 4.13), anything
+ * else refused; it reaches the sample's zones. */
+static void node_unreclaimable_read(void **state)
+{
+        (void)state;
+        struct zoneinfo z;
+        struct buddyinfo b;
+        const char *head = "Node 0, zone Normal\n  pages free 5\n  min 1\n  low 2\n  high 3\n  managed 100\n";
+        char text[256];
+        snprintf(text, sizeof(text), "%s  node_unreclaimable:  1\n  start_pfn:           1048576\n", head);
+        assert_int_equal(zoneinfo_parse(text, &z), 0);
+        assert_int_equal(z.zones[0].node_unreclaimable, 1);
+        assert_int_equal(buddyinfo_parse("Node 0, zone Normal 1 1 0 0 0 0 0 0 0 0 0\n", &b), 0);
+        struct sample s = { 0 };
+        assert_int_equal(sample_assemble(&s, &b, &z), 0);
+        assert_true(s.zones[0].node_unreclaimable);
+        sample_free(&s);
+        zoneinfo_free(&z);
+        assert_int_equal(zoneinfo_parse(head, &z), 0);
+        assert_int_equal(z.zones[0].node_unreclaimable, 0);
+        assert_int_equal(sample_assemble(&s, &b, &z), 0);
+        assert_false(s.zones[0].node_unreclaimable);
+        sample_free(&s);
+        zoneinfo_free(&z);
+        buddyinfo_free(&b);
+        static const char *const bad[] = { "2", "x", "", "1 1", "-1" };
+        for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+                snprintf(text, sizeof(text), "%s  node_unreclaimable:  %s\n", head, bad[i]);
+                assert_int_equal(zoneinfo_parse(text, &z), -EBADMSG);
+        }
+}
+
 /* The one definition of external fragmentation, the kernel's unusable
  * free space index. */
 static void unusable_index_of_zones(void **state)
@@ -292,6 +325,7 @@ int main(void)
                 cmocka_unit_test(debian13_kernel_6_12),
                 cmocka_unit_test(broken_rejected),
                 cmocka_unit_test(garbage_strings_rejected),
+                cmocka_unit_test(node_unreclaimable_read),
                 cmocka_unit_test(unusable_index_of_zones),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

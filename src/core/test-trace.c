@@ -66,6 +66,38 @@ static void sample_parts_round_trip(void **state)
         }
 }
 
+/* kswapd's giving up on a node is written only when true (traces before
+ * 0.3.3 lack it: absent reads as false), and read back; anything but true
+ * or false is refused. */
+static void node_unreclaimable_round_trip(void **state)
+{
+        (void)state;
+        for (int gave_up = 0; gave_up <= 1; gave_up++) {
+                struct sample s = make_sample(8);
+                struct zone z[2];
+                memcpy(z, s.zones, sizeof(z));
+                z[1].node_unreclaimable = gave_up;
+                s.zones = z;
+                size_t len;
+                char *line = line_of(trace_sample_line(&s), &len);
+                assert_true((strstr(line, "\"node_unreclaimable\":true") != NULL) == gave_up);
+                struct trace_record rec = { 0 };
+                char err[200] = "";
+                assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+                assert_false(rec.sample.zones[0].node_unreclaimable);
+                assert_int_equal(rec.sample.zones[1].node_unreclaimable, gave_up);
+                trace_record_free(&rec);
+                if (gave_up) {
+                        char *at = strstr(line, "true");
+                        memcpy(at, "1   ", 4);
+                        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), -EBADMSG);
+                        assert_non_null(strstr(err, "\"node_unreclaimable\" is not true or false"));
+                        trace_record_free(&rec);
+                }
+                free(line);
+        }
+}
+
 static void decision_round_trip(void **state)
 {
         (void)state;
@@ -296,6 +328,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(sample_round_trip),
                 cmocka_unit_test(sample_parts_round_trip),
+                cmocka_unit_test(node_unreclaimable_round_trip),
                 cmocka_unit_test(decision_round_trip),
                 cmocka_unit_test(decision_why_round_trip),
                 cmocka_unit_test(header_round_trip),

@@ -122,6 +122,8 @@ static json_object *zone_json(int *err, const struct zone *z, unsigned nr_orders
         json_put(err, o, "node", json_object_new_int(z->node));
         json_put(err, o, "zone", json_object_new_string(z->name));
         put_u64s(err, o, z, zone_fields, ARRAY_SIZE(zone_fields));
+        if (z->node_unreclaimable)      /* only when true: traces before 0.3.3 lack it */
+                json_put(err, o, "node_unreclaimable", json_object_new_boolean(true));
         for (unsigned k = 0; k < nr_orders && k < ORDER_CAP; k++)
                 json_append(err, free, json_object_new_uint64(z->nr_free[k]));
         json_put(err, o, "nr_free", free);
@@ -367,6 +369,16 @@ static int parse_header(json_object *o, struct trace_header *h, const struct per
         return 0;
 }
 
+/* An optional true/false: written only when true, so absent is false. */
+static int get_flag(json_object *o, const char *key, bool *out, const struct perr *e)
+{
+        json_object *v = json_get(o, key);
+        if (v && !json_object_is_type(v, json_type_boolean))
+                return fail(e, "\"%s\" is not true or false", key);
+        *out = v && json_object_get_boolean(v);
+        return 0;
+}
+
 static int parse_zone(json_object *o, unsigned nr_orders, struct zone *z, const struct perr *e)
 {
         if (!json_object_is_type(o, json_type_object))
@@ -378,6 +390,7 @@ static int parse_zone(json_object *o, unsigned nr_orders, struct zone *z, const 
         if ((r = get_int(o, "node", 0, NODE_ID_MAX, &node, e)) < 0 ||
             (r = get_str(o, "zone", z->name, sizeof(z->name), true, e)) < 0 ||
             (r = get_u64s(o, z, zone_fields, ARRAY_SIZE(zone_fields), TRACE_MAX_PAGES, e)) < 0 ||
+            (r = get_flag(o, "node_unreclaimable", &z->node_unreclaimable, e)) < 0 ||
             (r = get_object(o, "nr_free", json_type_array, &free, e)) < 0)
                 return r;
         z->node = (int)node;
@@ -442,11 +455,7 @@ static int parse_sample(json_object *o, struct sample *s, const struct perr *e)
             (r = get_u64s(mem, &s->mem, meminfo_parts_fields, ARRAY_SIZE(meminfo_parts_fields), TRACE_MAX_PAGES, e)) < 0)
                 return r;
         /* optional: a sample the fast path took early */
-        json_object *onset = json_get(o, "onset");
-        if (onset && !json_object_is_type(onset, json_type_boolean))
-                return fail(e, "\"onset\" is not true or false");
-        s->onset = onset && json_object_get_boolean(onset);
-        return 0;
+        return get_flag(o, "onset", &s->onset, e);
 }
 
 static int parse_reason(json_object *o, enum wsf_reason *out, const struct perr *e)

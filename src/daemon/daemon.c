@@ -174,6 +174,7 @@ static void act(struct daemon *d, struct decision *dec)
         else if (dec->reason != WSF_KEEP && acting(d))
                 apply_wsf(d, dec);
         report_wsf(d->log, dec, acting(d));
+        report_hold(d->log, dec);
         report_episode(d->log, dec);
         for (size_t i = 0; i < dec->nr_backoff; i++)
                 report_backoff(d->log, &dec->backoff[i]);

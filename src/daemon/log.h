@@ -20,6 +20,7 @@
 #define MSGID_START        "6df4ba32e1784311bff3ad22c73222b7"
 #define MSGID_RESTORE      "9b333cc74221435da8711887535c19dd"
 #define MSGID_EPISODE      "69fc4fc1872f470a91b187c308ff607a"
+#define MSGID_HOLD         "5278a16c960145018ec6de89fd8be03b"
 
 struct logger {
         int level;              /* LOG_ERR .. LOG_DEBUG */

@@ -45,6 +45,7 @@ static json_object *live_wsf(int *err, const struct publish_input *in)
                 json_put(err, o, "ceiling", json_object_new_int64(in->decision->ceiling));
         else
                 json_put_null(err, o, "ceiling");
+        json_put(err, o, "raises_held", json_object_new_string(raise_hold_str(in->policy->hold)));
         return o;
 }
 

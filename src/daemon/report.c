@@ -160,6 +160,47 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
         log_event(l, prio, id, msg, fs.f, fs.n);
 }
 
+void report_hold_message(char *msg, size_t size, const struct decision *d)
+{
+        char scan[32], steal[32];
+        switch (d->hold) {
+        case HOLD_NODE_UNRECLAIMABLE:
+                snprintf(msg, size,
+                         "holding back raises of vm.watermark_scale_factor: kswapd gave up reclaiming on node %d (node_unreclaimable in /proc/zoneinfo); a higher watermark cannot wake it until an allocation reclaims memory itself",
+                         d->hold_node);
+                break;
+        case HOLD_KSWAPD_FAILING:
+                format_rate(scan, sizeof(scan), d->hold_scan);
+                format_rate(steal, sizeof(steal), d->hold_steal);
+                snprintf(msg, size,
+                         "holding back raises of vm.watermark_scale_factor: kswapd scans %s and reclaims %s of it, under a tenth; a higher watermark would only make it burn more CPU",
+                         scan, steal);
+                break;
+        default:
+                snprintf(msg, size, "raises of vm.watermark_scale_factor no longer held back: kswapd reclaims again");
+                break;
+        }
+}
+
+void report_hold(const struct logger *l, const struct decision *d)
+{
+        if (!d->hold_changed)
+                return;
+        char msg[REPORT_MSG_MAX];
+        report_hold_message(msg, sizeof(msg), d);
+        struct fields fs = { .n = 0 };
+        field_str(&fs, "HOLD", raise_hold_str(d->hold));
+        field_str(&fs, "REASON", "guard");
+        if (d->hold == HOLD_NODE_UNRECLAIMABLE)
+                field(&fs, "NODE", 0, d->hold_node);
+        if (d->hold == HOLD_KSWAPD_FAILING) {
+                field(&fs, "KSWAPD_SCAN_PAGES_PER_SEC", 0, d->hold_scan);
+                field(&fs, "RECLAIM_PAGES_PER_SEC", 0, d->hold_steal);
+        }
+        field(&fs, "WSF", 0, (double)d->wsf_new);
+        log_event(l, d->hold == HOLD_NONE ? LOG_INFO : LOG_WARNING, MSGID_HOLD, msg, fs.f, fs.n);
+}
+
 void report_episode_message(char *msg, size_t size, const struct decision *d)
 {
         const struct episode_stats *e = &d->episode;

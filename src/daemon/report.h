@@ -16,6 +16,9 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting);
 void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
                     bool all_nodes, double seconds, int err);
 void report_backoff(const struct logger *l, const struct compact_backoff *b);
+/* Raises started or stopped being held back at this decision (a guard:
+ * kswapd cannot use a higher watermark); nothing when that did not change. */
+void report_hold(const struct logger *l, const struct decision *d);
 /* An episode ended at this decision: what it showed and what was learnt. */
 void report_episode(const struct logger *l, const struct decision *d);
 
@@ -29,6 +32,7 @@ void report_compact_message(char *msg, size_t size, const struct compact_order *
                             bool all_nodes, int err);
 void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b);
 void report_episode_message(char *msg, size_t size, const struct decision *d);
+void report_hold_message(char *msg, size_t size, const struct decision *d);
 
 /* Pages per second as a person reads it: "1.2 GB/s". */
 void format_rate(char *buf, size_t size, double pages_per_sec);

@@ -86,6 +86,22 @@ static void compact_and_backoff(const struct logger *l)
         report_backoff(l, &b);
 }
 
+/* Raises held back and allowed again: said once each, nothing while it
+ * stays as it was. */
+static void hold_changes(const struct logger *l)
+{
+        struct decision d = { .hold = HOLD_NODE_UNRECLAIMABLE, .hold_changed = true, .hold_node = 1,
+                              .wsf_new = 10 };
+        report_hold(l, &d);
+        d.hold_changed = false;
+        report_hold(l, &d);
+        d = (struct decision){ .hold = HOLD_KSWAPD_FAILING, .hold_changed = true, .hold_node = -1,
+                               .hold_scan = 300000, .hold_steal = 3000, .wsf_new = 10 };
+        report_hold(l, &d);
+        d = (struct decision){ .hold = HOLD_NONE, .hold_changed = true, .hold_node = -1, .wsf_new = 10 };
+        report_hold(l, &d);
+}
+
 static void lines(void **state)
 {
         (void)state;
@@ -109,6 +125,12 @@ static void lines(void **state)
         assert_int_equal(strchr(out, '\n') != strrchr(out, '\n'), 1);     /* two lines */
         /* at a 250 ms interval a back-off is under a second: not "0 s" */
         assert_non_null(strstr(out, "next try in 0.5 s"));
+        capture(hold_changes, out, sizeof(out));
+        const char *gave_up = strstr(out, "holding back raises of vm.watermark_scale_factor: kswapd gave up reclaiming on node 1");
+        const char *failing = strstr(out, "holding back raises of vm.watermark_scale_factor: kswapd scans 1.2 GB/s and reclaims 12 MB/s of it");
+        const char *again = strstr(out, "raises of vm.watermark_scale_factor no longer held back");
+        assert_true(gave_up && failing && again && gave_up < failing && failing < again);
+        assert_null(strstr(strchr(gave_up, '\n'), "kswapd gave up"));  /* the unchanged one said nothing */
 }
 
 int main(void)
