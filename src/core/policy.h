@@ -5,8 +5,9 @@
  * samples). Owns every rule about vm.watermark_scale_factor — raise when a
  * pressure episode starts (episode.h) to the value past episodes of its kind
  * needed (learn.h), or, for a kind never seen, to the value the measured
- * shortfall of kswapd calls for; raise further by what a stall shows; give
- * it back once the episode is over; the bounds, the OOM guard, adopting an
+ * shortfall of kswapd calls for, grown while it does not hold; hold back
+ * raises kswapd cannot use; give it back once the episode is over (a stall
+ * is learnt from, not raised for); the bounds, the OOM guard, adopting an
  * administrator's value — and about compaction (only in calm, ahead of
  * demand, and the exponential back-off when it did not help). */
 #pragma once
@@ -21,8 +22,9 @@
 
 /* Capacity for per-node compaction state; nodes past it are not compacted. */
 #define POLICY_NODE_CAP 64
-/* Direct reclaim shows the gap fell short by at least what was reclaimed
- * directly: a stall grows the gap by this many times that. */
+/* Before 0.3.3 direct reclaim in an episode raised the value in force by
+ * this many times what was reclaimed directly (WSF_RAISE_STALL, still in
+ * older traces); now only the learner takes it (learn.h). */
 #define POLICY_STALL_GAIN 1.5
 /* At an episode's onset, the gap covers this many intervals of the huge
  * pages faulted in (policy.c, onset_gap()). A quarter was tried: the
@@ -87,7 +89,8 @@ enum wsf_reason {
         WSF_KEEP,
         WSF_RAISE_FORECAST,     /* an episode of a kind not seen before, or one the value in force does
                                  * not cover: grown by an interval of kswapd's shortfall */
-        WSF_RAISE_STALL,        /* direct reclaim in the last interval: grown by what it showed */
+        WSF_RAISE_STALL,        /* direct reclaim in the last interval: grown by what it showed
+                                 * (daemons before 0.3.3; read from their traces) */
         WSF_LOWER_CALM,         /* the episode is over: back to the baseline */
         WSF_LOWER_GUARD,        /* the OOM guard no longer allows the value */
         WSF_ADOPT,              /* somebody else wrote the sysctl */

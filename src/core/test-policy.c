@@ -617,14 +617,13 @@ static void learned_size_grows_after_stall(void **state)
 }
 
 /* The same stall, but with most of the gap left: free memory at its
- * tightest (gentle_dip, 900000 at t = 7) far above low. The stall raises
- * the value in force at once by 1.5 times what was reclaimed directly
- * (372600 + 90000 pages: 771) -- the demand is still on -- but it shows
- * no shortage of the gap the class needs: a burst short of free blocks
- * rather than of free pages (on the bench's VM a static 100 and a daemon
- * holding 250-500 both had 100-470 allocation stalls in the same THP
- * burst). The class keeps 621: it grows only by what was used and missing
- * (90000 pages, 150), which is less. */
+ * tightest (gentle_dip, 900000 at t = 7) far above low. The stall does not
+ * raise the value in force (the next episode of the kind is sized by it)
+ * and it shows no shortage of the gap the class needs: a burst short of
+ * free blocks rather than of free pages (on the bench's VM a static 100
+ * and a daemon holding 250-500 both had 100-470 allocation stalls in the
+ * same THP burst). The class keeps 621: it grows only by what was used
+ * and missing (90000 pages, 150), which is less. */
 static void stall_with_gap_left_not_learnt_larger(void **state)
 {
         (void)state;
@@ -639,9 +638,9 @@ static void stall_with_gap_left_not_learnt_larger(void **state)
                         vm.pgsteal_direct += 60000, vm.allocstall += 10;
                 run(&s, t, t, gentle_dip, &vm, false, &d);
                 if (t == 7) {
-                        assert_int_equal(d.reason, WSF_RAISE_STALL);
-                        assert_int_equal(d.wsf_new, wsf_for_gap(372600 + 1.5 * 60000, MANAGED));
                         assert_int_equal(d.stalls, 10);
+                        assert_true(d.reason != WSF_RAISE_STALL);
+                        assert_true(d.wsf_new <= 621);
                 }
         }
         assert_int_equal(class_wsf(&s), 621);
@@ -758,8 +757,9 @@ static void compaction_stall_compacts(void **state)
         sim_free(&s);
 }
 
-/* Direct reclaim without any forecast: the gap grows by 1.5 times what
- * was reclaimed directly, on top of the gap in force. Not lowered while
+/* Direct reclaim without any forecast: evidence about the interval that
+ * passed, not a raise (the learner takes it; a raise after a burst only
+ * had kswapd evict page cache). The value in force is not lowered while
  * the stalls last, then given back to the baseline in one step once
  * calm_period (3 s) has passed without an episode or a stall. */
 /* From 100 in force and 1000000 free pages, an interval with 5 allocation
@@ -777,7 +777,7 @@ static void stall_interval(struct sim *s, uint64_t free_after, struct vmstat *vm
         sim_step(s, 1, &z, 1, vm, PLENTY, d);
 }
 
-static void stall_grows_the_gap_in_proportion(void **state)
+static void stall_raises_nothing_and_holds_the_value(void **state)
 {
         (void)state;
         struct sim s;
@@ -785,10 +785,10 @@ static void stall_grows_the_gap_in_proportion(void **state)
         struct vmstat vm;
         stall_interval(&s, 1000000, &vm, &d);
         struct synth_zone z = zone_free(1000000);
-        assert_int_equal(d.reason, WSF_RAISE_STALL);
-        /* 100 is 60000 pages; + 1.5 * 30000 = 105000 pages: 175 */
-        assert_int_equal(d.wsf_new, 175);
+        assert_int_equal(d.reason, WSF_KEEP);
+        assert_int_equal(d.wsf_new, 100);
         assert_int_equal(d.stalls, 5);
+        assert_float_equal(s.e.policy.last_stall, 1, 1e-9);
         int lowered_at = -1;
         for (int t = 2; t <= 12 && lowered_at < 0; t++)
                 if (sim_step(&s, t, &z, 1, &vm, PLENTY, &d) && d.reason != WSF_KEEP)
@@ -1254,7 +1254,7 @@ int main(void)
                 cmocka_unit_test(stall_with_gap_left_not_learnt_larger),
                 cmocka_unit_test(recurring_episode_anticipated),
                 cmocka_unit_test(compaction_stall_compacts),
-                cmocka_unit_test(stall_grows_the_gap_in_proportion),
+                cmocka_unit_test(stall_raises_nothing_and_holds_the_value),
                 cmocka_unit_test(stall_after_the_burst_not_raised),
                 cmocka_unit_test(given_back_after_the_episode),
                 cmocka_unit_test(churn_below_raised_low_given_back),
