@@ -310,7 +310,8 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
          * it, 3.9 M refaults instead of 5.7 M, the reader's loss 13.5 %
          * instead of 22.5 %; bench/README.md). A long episode that the
          * value in force does not cover grows it by the shortfall
-         * (shortfall_target()). It holds the value given back, though. */
+         * (shortfall_target()). It does keep the value in force from being
+         * given back until calm_period has passed (calm()). */
         if (p->allocstalls > 0 || p->direct_pages_per_sec > 0)
                 st->last_stall = f->time;
         if (p->compact_stalls > 0)
