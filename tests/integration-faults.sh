@@ -8,7 +8,9 @@
 #     with a column too many, or garbled, for a few samples: each episode
 #     skipped with one warning, the window kept (not restarted), no crash;
 #  3. /proc/buddyinfo gone for good: after 10 s one error that says nothing
-#     is decided, and on recovery the stale window is restarted.
+#     is decided, and on recovery the stale window is restarted;
+#  and between 2 and 3, /proc/zoneinfo saying kswapd gave up on the node
+#  (node_unreclaimable): one line that raises are held back, one when not.
 set -euo pipefail
 bin=$(realpath "$1") shim=$(realpath "$2")
 . "$(dirname "$0")/lib.sh"
@@ -109,6 +111,18 @@ episode zoneinfo "zoneinfo without values" "/proc/zoneinfo: not in the format" 8
 # The window grew on through every episode: its length never went down.
 grep -o 'window [0-9]*$' "$tmp/log" | awk '{ if ($2 < last) exit 1; last = $2 }' ||
         fail "the window length went down"
+
+# --- 2b. kswapd gives up on the node (node_unreclaimable): raises are
+# held back, said once each way
+grep -q 'node_unreclaimable: *0' "$tmp/zoneinfo.good" || fail "this kernel's zoneinfo has no node_unreclaimable"
+sed 's/node_unreclaimable: *0/node_unreclaimable:  1/' "$tmp/zoneinfo.good" > "$tmp/zoneinfo.new"
+mv "$tmp/zoneinfo.new" "$tmp/zoneinfo"
+wait_count 'warning: holding back raises of vm.watermark_scale_factor: kswapd gave up reclaiming on node 0' 1 8
+cp "$tmp/zoneinfo.good" "$tmp/zoneinfo.new" && mv "$tmp/zoneinfo.new" "$tmp/zoneinfo"
+wait_count 'raises of vm.watermark_scale_factor no longer held back' 1 8
+wait_count 'debug: sample ' $(($(count 'debug: sample ') + 2))
+[ "$(count 'holding back raises')" -eq 1 ] || fail "the hold was said $(count 'holding back raises') times"
+echo "ok: node_unreclaimable: raises held back and allowed again, one line each"
 
 # --- 3. persistent failure
 mv "$tmp/buddyinfo" "$tmp/gone"
