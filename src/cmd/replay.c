@@ -210,7 +210,7 @@ static void csv_row(struct replay *rp, const struct sample *s, long recorded, bo
                 low += (double)s->zones[i].wmark_low;
         }
         for (size_t i = 0; fc && i < rp->engine.forecast.nr_zones; i++)
-                soonest = fmin(soonest, rp->engine.forecast.zones[i].secs_to_low);
+                soonest = dmin(soonest, rp->engine.forecast.zones[i].secs_to_low);
         char secs[32] = "";
         if (isfinite(soonest))
                 snprintf(secs, sizeof(secs), "%.3f", soonest);

@@ -197,7 +197,7 @@ int live_check(json_object *live, double now, char *why, size_t whysz)
                   num(&c, live, "started", 0, latest, false) &&
                   num(&c, live, "updated", 0, latest, false) &&
                   num(&c, live, "interval_seconds", CONFIG_INTERVAL_MIN, CONFIG_INTERVAL_MAX, false) &&
-                  num(&c, live, "heartbeat_seconds", CONFIG_INTERVAL_MIN, fmax(LIVE_HEARTBEAT, CONFIG_INTERVAL_MAX), true);
+                  num(&c, live, "heartbeat_seconds", CONFIG_INTERVAL_MIN, dmax(LIVE_HEARTBEAT, CONFIG_INTERVAL_MAX), true);
         if (ok && (o = typed(&c, live, "watermark_scale_factor", json_type_object, false)))
                 ok = wsf(&c, o);
         if (ok && (o = typed(&c, live, "forecast", json_type_object, true)))

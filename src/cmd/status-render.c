@@ -356,7 +356,7 @@ static void text_learned(FILE *out, const struct status_report *r)
                 format_rate(rate2, sizeof(rate2), class_demand(c + 1, l->managed_pages));
                 format_when(when, sizeof(when), k->updated);
                 fprintf(out, "  peak demand %s to %s: wsf %.0f, after %u episodes (%u stalled), the last %s\n",
-                        rate, rate2, ceil(k->wsf), k->episodes, k->stalled, when);
+                        rate, rate2, dceil(k->wsf), k->episodes, k->stalled, when);
         }
         if (l->nr_history == 0)
                 return;

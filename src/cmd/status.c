@@ -96,7 +96,7 @@ static int read_daemon(struct status_report *r, const char *state_dir)
         double heartbeat = jnum_at(r->live, "heartbeat_seconds");
         if (isnan(heartbeat))
                 heartbeat = interval;
-        double limit = fmax(STALE_INTERVALS * interval, heartbeat + interval + STALE_SLACK_SEC);
+        double limit = dmax(STALE_INTERVALS * interval, heartbeat + interval + STALE_SLACK_SEC);
         double pid = jnum_at(r->live, "pid");
         if (writer_runs(r->live) == 0) {
                 snprintf(r->daemon_detail, sizeof(r->daemon_detail),

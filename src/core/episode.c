@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "util.h"
+
 /* An episode ends when free memory has been back above high with no
  * demand for this many samples in a row, or has had no demand for
  * EPISODE_QUIET_SECS whatever free memory does (memory full of what
@@ -29,10 +31,10 @@ void pressure_of(const struct forecast *f, struct pressure *p)
          * cache (a reader) takes nothing kswapd cannot give back at once. */
         p->kswapd_pages_per_sec = f->kswapd_rate;
         p->direct_pages_per_sec = f->direct_rate;
-        p->clean_fill_pages_per_sec = fmin(f->clean_fill_rate, fmax(0, p->consumption_pages_per_sec));
+        p->clean_fill_pages_per_sec = dmin(f->clean_fill_rate, dmax(0, p->consumption_pages_per_sec));
         p->thp_pages_per_sec = f->thp_rate;
         p->held_pages_per_sec = f->parts_known ? f->held_rate : -1;
-        p->demand_pages_per_sec = fmax(0, p->consumption_pages_per_sec - p->clean_fill_pages_per_sec +
+        p->demand_pages_per_sec = dmax(0, p->consumption_pages_per_sec - p->clean_fill_pages_per_sec +
                                               f->kswapd_rate + f->direct_rate);
         p->allocstalls = f->allocstalls;
         p->compact_stalls = f->compact_stalls;
@@ -72,12 +74,12 @@ static bool pressing(const struct episode_params *ep, const struct pressure *p)
 
 static void account(struct episode_stats *e, const struct pressure *p, double dt, long wsf)
 {
-        e->peak_demand_pages_per_sec = fmax(e->peak_demand_pages_per_sec, p->demand_pages_per_sec);
-        e->peak_thp_pages_per_sec = fmax(e->peak_thp_pages_per_sec, p->thp_pages_per_sec);
+        e->peak_demand_pages_per_sec = dmax(e->peak_demand_pages_per_sec, p->demand_pages_per_sec);
+        e->peak_thp_pages_per_sec = dmax(e->peak_thp_pages_per_sec, p->thp_pages_per_sec);
         e->demand_pages += p->demand_pages_per_sec * dt;
-        e->kswapd_peak_pages_per_sec = fmax(e->kswapd_peak_pages_per_sec, p->kswapd_pages_per_sec);
+        e->kswapd_peak_pages_per_sec = dmax(e->kswapd_peak_pages_per_sec, p->kswapd_pages_per_sec);
         if (p->free_pages < p->wmark_low)
-                e->kswapd_pressed_pages_per_sec = fmax(e->kswapd_pressed_pages_per_sec,
+                e->kswapd_pressed_pages_per_sec = dmax(e->kswapd_pressed_pages_per_sec,
                                                        p->kswapd_pages_per_sec);
         e->kswapd_pages += p->kswapd_pages_per_sec * dt;
         e->direct_pages += p->direct_pages_per_sec * dt;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 struct node_order_ref { int node; unsigned order; };
 struct zone_order_ref { size_t zone; unsigned order; };
 
@@ -171,7 +173,7 @@ static void rates(const struct window *w, struct forecast *f)
                 const struct sample *a = window_at(w, i - 1), *b = window_at(w, i);
                 double dt = b->time - a->time;
                 if (dt > 0 && b->vm.pgsteal_kswapd > a->vm.pgsteal_kswapd)
-                        f->kswapd_peak = fmax(f->kswapd_peak,
+                        f->kswapd_peak = dmax(f->kswapd_peak,
                                               (double)(b->vm.pgsteal_kswapd - a->vm.pgsteal_kswapd) / dt);
         }
         f->kswapd_rate = window_last_delta(w, offsetof(struct vmstat, pgsteal_kswapd)) / f->dt;
@@ -179,7 +181,7 @@ static void rates(const struct window *w, struct forecast *f)
         f->allocstalls = (uint64_t)window_last_delta(w, offsetof(struct vmstat, allocstall));
         f->compact_stalls = (uint64_t)window_last_delta(w, offsetof(struct vmstat, compact_stall));
         const struct sample *s = window_newest(w), *prev = window_at(w, w->len - 2);
-        f->thp_rate = fmax(0, ((double)s->mem.anon_huge - (double)prev->mem.anon_huge) / f->dt);
+        f->thp_rate = dmax(0, ((double)s->mem.anon_huge - (double)prev->mem.anon_huge) / f->dt);
         f->clean_fill_rate = f->held_rate = 0;
         f->parts_known = s->mem.parts_known && prev->mem.parts_known;
         if (f->parts_known) {
@@ -189,8 +191,8 @@ static void rates(const struct window *w, struct forecast *f)
                                (double)(prev->mem.dirty + prev->mem.writeback);
                 double held = (double)(s->mem.anon_pages + s->mem.shmem) -
                               (double)(prev->mem.anon_pages + prev->mem.shmem) + dirty;
-                f->clean_fill_rate = fmax(0, file - fmax(0, dirty)) / f->dt;
-                f->held_rate = fmax(0, held) / f->dt;
+                f->clean_fill_rate = dmax(0, file - dmax(0, dirty)) / f->dt;
+                f->held_rate = dmax(0, held) / f->dt;
         }
         f->kswapd_window_rate = window_fit_counter(w, offsetof(struct vmstat, pgsteal_kswapd), &fit) == 0 ?
                                 fit.slope : 0;

@@ -82,7 +82,7 @@ __attribute__((format(printf, 2, 3))) static void put(struct text *t, const char
 /* A sample time as UTC with milliseconds. */
 static void put_time(struct text *t, double time, double wall_offset)
 {
-        int64_t ms = (int64_t)llround(clamp(time + wall_offset, 0, WALL_MAX) * 1000);
+        int64_t ms = (int64_t)(clamp(time + wall_offset, 0, WALL_MAX) * 1000 + 0.5);    /* >= 0: rounded */
         int64_t secs = ms / 1000, y;
         int m, d;
         utc_date(secs / 86400, &y, &m, &d);

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "util.h"
+
 /* A stall shows the gap fell short by at least the pages reclaimed
  * directly; learn this many times that, so that the next episode of the
  * class has room to spare rather than just enough. */
@@ -32,7 +34,11 @@ int learn_class_of(double pages_per_sec, uint64_t managed)
         double permyriad = pages_per_sec * PERMYRIAD / (double)managed;
         if (permyriad < 1)
                 return -1;
-        int c = (int)floor(log2(permyriad));
+        if (!isfinite(permyriad))
+                return LEARN_CLASSES - 1;
+        int e;
+        frexp(permyriad, &e);   /* permyriad = m * 2^e, 0.5 <= m < 1 */
+        int c = e - 1;          /* dfloor(log2(permyriad)), from libc */
         return c < LEARN_CLASSES ? c : LEARN_CLASSES - 1;
 }
 
@@ -85,7 +91,7 @@ bool learn_tick(struct learned *l, struct learn_clock *c, double now, uint64_t m
  * the defaults (bench/results/mixed.json). */
 static double stall_shortfall(const struct episode_stats *e)
 {
-        return fmax(e->direct_pages, (double)e->allocstalls * STALL_PAGES);
+        return dmax(e->direct_pages, (double)e->allocstalls * STALL_PAGES);
 }
 
 /* The scale factor whose gap would just have done for e, summed over the
@@ -100,9 +106,9 @@ static double stall_shortfall(const struct episode_stats *e)
  * kept from stalling, was raised to that. */
 static double needed_wsf(const struct episode_stats *e)
 {
-        double used = fmax(0, e->gap_pages - fmax(0, e->min_margin_pages));
+        double used = dmax(0, e->gap_pages - dmax(0, e->min_margin_pages));
         double gap = used * LEARN_SAFETY + stall_shortfall(e) * LEARN_STALL_GAIN;
-        return fmin(gap * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
+        return dmin(gap * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
 }
 
 static void remember(struct learned *l, const struct episode_stats *e)
@@ -144,9 +150,9 @@ void learn_episode(struct learned *l, const struct episode_stats *e)
          * they do not teach more, but they are no evidence that less would
          * have done. (Compaction stalls alone teach nothing: compaction
          * answers them.) */
-        double onset = fmin(e->onset_gap_pages * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
+        double onset = dmin(e->onset_gap_pages * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
         if (stalled)
-                k->wsf = fmax(fmax(need, onset), k->known ? k->wsf : 0);
+                k->wsf = dmax(dmax(need, onset), k->known ? k->wsf : 0);
         else if (need >= held)
                 k->wsf = need;
         else
@@ -157,10 +163,23 @@ void learn_episode(struct learned *l, const struct episode_stats *e)
         k->updated = e->end;
 }
 
+/* 2^-x for x >= 0, halving over each whole unit and linearly within it:
+ * exactly 2^-x at whole x, within 6 % of it between (libc has no exp2; a
+ * prior's weight needs no more). */
+static double halved(double x)
+{
+        if (!(x > 0))
+                return 1;
+        if (x > 1100)
+                return 0;       /* below the smallest double */
+        int n = (int)x;
+        return ldexp(1 - (x - n) / 2, -n);
+}
+
 double learn_kswapd_capacity(const struct learned *l, double now)
 {
         double age = now - l->kswapd_updated;
-        return l->kswapd_capacity_pages_per_sec * (age > 0 ? exp2(-age / LEARN_KSWAPD_HALF_LIFE) : 1);
+        return l->kswapd_capacity_pages_per_sec * halved(age / LEARN_KSWAPD_HALF_LIFE);
 }
 
 void learn_kswapd(struct learned *l, double pages_per_sec, double time)
@@ -182,9 +201,9 @@ long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t manag
          * safe side), then below */
         for (int d = 0; d <= LEARN_NEIGHBOURS; d++) {
                 if (c + d < LEARN_CLASSES && l->classes[c + d].known)
-                        return (long)ceil(l->classes[c + d].wsf);
+                        return (long)dceil(l->classes[c + d].wsf);
                 if (d > 0 && c - d >= 0 && l->classes[c - d].known)
-                        return (long)ceil(l->classes[c - d].wsf);
+                        return (long)dceil(l->classes[c - d].wsf);
         }
         return -1;
 }

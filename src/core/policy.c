@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "util.h"
+
 /* A raise smaller than this fraction of the value in force is not worth a
  * write; keeps the value from dithering on noise. */
 #define RAISE_HYSTERESIS 0.10
@@ -80,7 +82,7 @@ long wsf_for_gap(double gap, uint64_t managed)
 {
         if (managed == 0 || !(gap > 0))
                 return 0;
-        double v = ceil(gap * PERMYRIAD / (double)managed);
+        double v = dceil(gap * PERMYRIAD / (double)managed);
         return v > (double)INT_MAX ? INT_MAX : (long)v;
 }
 
@@ -134,7 +136,7 @@ static double kswapd_capacity(const struct policy_state *st, const struct policy
         double known = learn_kswapd_capacity(&st->learned, f->time);
         double prior = cfg->kswapd_prior_pages_per_sec > 0 ? cfg->kswapd_prior_pages_per_sec :
                        KSWAPD_PRIOR_SHARE_PER_SEC * (double)managed;
-        return fmax(f->kswapd_peak, known > 0 ? known : prior);
+        return dmax(f->kswapd_peak, known > 0 ? known : prior);
 }
 
 /* The value in force holds: free memory, at the rate the workload takes it
@@ -164,7 +166,7 @@ static bool holding(const struct policy_config *cfg, const struct pressure *p)
  * that was over). What a stall shows, and what is learnt, still raise. */
 static double onset_gap(double demand, double thp, double capacity, double interval)
 {
-        return fmax(0, demand - thp - capacity) * interval + thp * POLICY_THP_COVER_INTERVALS * interval;
+        return dmax(0, demand - thp - capacity) * interval + thp * POLICY_THP_COVER_INTERVALS * interval;
 }
 
 static long shortfall_target(const struct policy_state *st, const struct policy_config *cfg,
@@ -179,8 +181,8 @@ static long shortfall_target(const struct policy_state *st, const struct policy_
          * whole again, a train of 1.3 GB/s THP bursts grew 510 -> 1000 here
          * beside a kswapd reclaiming 2.6 GB/s, with no stall, where a
          * static 100 had none either. */
-        double thp = fmin(st->episodes.cur.peak_thp_pages_per_sec, demand);
-        double gap = raised ? fmax(0, demand - thp - capacity) * cfg->interval :
+        double thp = dmin(st->episodes.cur.peak_thp_pages_per_sec, demand);
+        double gap = raised ? dmax(0, demand - thp - capacity) * cfg->interval :
                      onset_gap(demand, thp, capacity, cfg->interval);
         d->thp = raised ? 0 : thp;      /* what the gap was sized for */
         if (gap <= 0 || p->free_pages < p->wmark_low)
@@ -238,9 +240,9 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
         if (st->episodes.active) {
                 struct episode_stats *e = &st->episodes.cur;
                 double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
-                double thp = fmin(p->thp_pages_per_sec, p->demand_pages_per_sec);
+                double thp = dmin(p->thp_pages_per_sec, p->demand_pages_per_sec);
                 double gap = onset_gap(p->demand_pages_per_sec, thp, capacity, cfg->interval);
-                e->onset_gap_pages = fmax(e->onset_gap_pages, gap);
+                e->onset_gap_pages = dmax(e->onset_gap_pages, gap);
                 st->demand_end = e->end;
         }
         if (step < 0) {
@@ -290,7 +292,7 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
         }
         recur_find(&st->learned, p->managed_pages, f->time, &d->recur);
         if (!st->episodes.active && d->recur.expected) {
-                double lead = fmax(RECUR_LEAD_INTERVALS * cfg->interval, RECUR_LEAD_SHARE * d->recur.period);
+                double lead = dmax(RECUR_LEAD_INTERVALS * cfg->interval, RECUR_LEAD_SHARE * d->recur.period);
                 long w = learn_wsf_for(&st->learned, d->recur.peak_demand_pages_per_sec, p->managed_pages);
                 if (f->time >= d->recur.next_start - lead && w > target) {
                         target = w;
@@ -329,7 +331,7 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
          * (bursts here fault at 0.4-2.4 GB/s against a prior of 1.3 GB/s).
          * A false alarm costs one sample: the sample decides. */
         double above_low = p->free_pages - p->wmark_low;
-        st->onset_trigger_pages_per_sec = fmax(EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages,
+        st->onset_trigger_pages_per_sec = dmax(EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages,
                                                above_low / cfg->horizon);
         /* also between the bursts of an episode: the value is given back
          * when its demand stops (calm()), and the next burst is its onset */

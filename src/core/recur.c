@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 static int cmp_double(const void *a, const void *b)
 {
         double x = *(const double *)a, y = *(const double *)b;
@@ -29,7 +31,7 @@ static bool same_kind(const struct learn_episode *a, const struct learn_episode 
         int k = learn_class_of(b->peak_demand_pages_per_sec, managed);
         if (c >= 0 && k >= 0 && abs(k - c) <= 1)
                 return true;
-        double lo = fmin(a->demand_pages, b->demand_pages), hi = fmax(a->demand_pages, b->demand_pages);
+        double lo = dmin(a->demand_pages, b->demand_pages), hi = dmax(a->demand_pages, b->demand_pages);
         return lo > 0 && hi <= RECUR_VOLUME_RATIO * lo;
 }
 
@@ -44,7 +46,7 @@ static size_t last_kind(const struct learned *l, uint64_t managed, double *start
                 if (!same_kind(last, &h[i], managed))
                         break;
                 starts[m++] = h[i].start;
-                *peak = fmax(*peak, h[i].peak_demand_pages_per_sec);
+                *peak = dmax(*peak, h[i].peak_demand_pages_per_sec);
         }
         return m;
 }

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 void score_init(struct score *s, double horizon, double lead_time)
 {
         *s = (struct score){ .horizon = horizon, .lead_time = lead_time };
@@ -234,7 +236,7 @@ int score_summarize(const struct score *s, struct score_summary *out)
                 qsort(err, n, sizeof(double), cmp_double);
                 out->lead_median = median(lead, n);
                 out->error_median = median(err, n);
-                out->error_p90 = err[(size_t)ceil(SCORE_ERROR_PERCENTILE * (double)n) - 1];  /* nearest rank */
+                out->error_p90 = err[(size_t)dceil(SCORE_ERROR_PERCENTILE * (double)n) - 1];  /* nearest rank */
                 out->within20 = (double)out->within20_n / (double)n;
         }
         free(lead);

@@ -527,6 +527,71 @@ static uint64_t dip(int t)
         return t >= 5 && t <= 7 ? at[t - 5] : 2000000;
 }
 
+/* util.h's stand-ins for libm agree with libm (this test links it) on
+ * whole and half values, the edges of 2^52, infinities and NaN. */
+static void same_double(double a, double b)
+{
+        assert_true(isnan(a) ? isnan(b) : a == b);
+}
+
+static void libm_stand_ins(void **state)
+{
+        (void)state;
+        const double v[] = { 0, -0.0, 0.25, -0.25, 0.5, -0.5, 1, -1, 1.5, -1.5, 2.999999, -2.999999,
+                             1e9 + 0.5, -1e9 - 0.5, 0x1p52 - 0.5, -0x1p52 + 0.5, 0x1p52, 0x1p53 + 2,
+                             -0x1p60, 1e300, -1e300, INFINITY, -INFINITY, NAN };
+        for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+                same_double(dceil(v[i]), ceil(v[i]));
+                same_double(dfloor(v[i]), floor(v[i]));
+                same_double(dsqrt(fabs(v[i])), sqrt(fabs(v[i])));
+                for (size_t j = 0; j < ARRAY_SIZE(v); j++) {
+                        same_double(dmax(v[i], v[j]), fmax(v[i], v[j]));
+                        same_double(dmin(v[i], v[j]), fmin(v[i], v[j]));
+                }
+        }
+}
+
+/* A demand's class is floor(log2) of its share of managed memory in parts
+ * per 10000: the boundaries fall on the powers of two, exactly. */
+static void learn_class_boundaries(void **state)
+{
+        (void)state;
+        const uint64_t managed = 10000;  /* a page per second is one permyriad */
+        assert_int_equal(learn_class_of(0.999, managed), -1);
+        assert_int_equal(learn_class_of(1, managed), 0);
+        assert_int_equal(learn_class_of(1.999, managed), 0);
+        assert_int_equal(learn_class_of(2, managed), 1);
+        assert_int_equal(learn_class_of(1023.9, managed), 9);
+        assert_int_equal(learn_class_of(1024, managed), 10);
+        assert_int_equal(learn_class_of(1e300, managed), LEARN_CLASSES - 1);
+        assert_int_equal(learn_class_of(INFINITY, managed), LEARN_CLASSES - 1);
+        assert_int_equal(learn_class_of(NAN, managed), -1);
+        assert_int_equal(learn_class_of(100, 0), -1);
+}
+
+/* kswapd's best rate counts half after a day, a quarter after two, and
+ * falls steadily between, within 6 % of 2^-days; never more than shown. */
+static void kswapd_capacity_halves_per_day(void **state)
+{
+        (void)state;
+        const double day = 24 * 3600.0;
+        struct learned l;
+        learn_init(&l);
+        learn_kswapd(&l, 1000, 100);
+        assert_true(learn_kswapd_capacity(&l, 100) == 1000);
+        assert_true(learn_kswapd_capacity(&l, 50) == 1000);     /* a time before it: not more */
+        assert_true(learn_kswapd_capacity(&l, 100 + day) == 500);
+        assert_true(learn_kswapd_capacity(&l, 100 + 2 * day) == 250);
+        double last = 1000;
+        for (int i = 1; i <= 96; i++) {
+                double t = i * day / 32, c = learn_kswapd_capacity(&l, 100 + t);
+                assert_true(c < last);
+                assert_true(fabs(c / (1000 * exp2(-t / day)) - 1) < 0.065);
+                last = c;
+        }
+        assert_true(learn_kswapd_capacity(&l, 100 + 2000 * day) == 0);
+}
+
 /* The same kind of episode (600000 pages/s in its first interval), which
  * then slows to 300000 and 200000 pages/s and stops at 900000 free pages:
  * at a learned 621 (low 388600) free memory stays above low for more than
@@ -1271,6 +1336,9 @@ int main(void)
                 cmocka_unit_test(guard_holds_and_lowers),
                 cmocka_unit_test(dry_run_decides_without_writing),
                 cmocka_unit_test(kernel_limit_probed),
+                cmocka_unit_test(libm_stand_ins),
+                cmocka_unit_test(learn_class_boundaries),
+                cmocka_unit_test(kswapd_capacity_halves_per_day),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

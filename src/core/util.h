@@ -5,6 +5,7 @@
 #pragma once
 
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -28,6 +29,32 @@ static inline void closep(int *fd) { if (*fd >= 0) close(*fd); }
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_fclose_ _cleanup_(fclosep)
 #define _cleanup_close_ _cleanup_(closep)
+
+/* Arithmetic that would otherwise come from libm. The daemon links no
+ * libm: loading it for a few functions put 390-440 KiB of its text into the
+ * daemon's 4 MiB peak RSS (bench/README.md, "Daemon overhead"), and
+ * tests/check-layers.sh fails when an object calls into it. dmax and dmin
+ * are fmax and fmin (a NaN gives the other operand); dceil and dfloor are
+ * exact (beyond 2^52 every double is whole) and give NaN and infinities
+ * back; dsqrt is an instruction with -fno-math-errno (meson.build), at any
+ * optimisation level and with gcc or clang. */
+static inline double dmax(double a, double b) { return isnan(a) || a < b ? b : a; }
+static inline double dmin(double a, double b) { return isnan(a) || a > b ? b : a; }
+static inline double dceil(double x)
+{
+        if (!(fabs(x) < 0x1p52))
+                return x;
+        double t = (double)(int64_t)x;  /* toward zero */
+        return t < x ? t + 1 : t;
+}
+static inline double dfloor(double x)
+{
+        if (!(fabs(x) < 0x1p52))
+                return x;
+        double t = (double)(int64_t)x;
+        return t > x ? t - 1 : t;
+}
+static inline double dsqrt(double x) { return __builtin_sqrt(x); }
 
 /* Parse a decimal long in [min, max] from s, allowing surrounding
  * whitespace. Returns 0 or -EINVAL / -ERANGE. */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 int fit_line(const double *x, const double *y, size_t n, struct fit *out)
 {
         if (n < 2)
@@ -32,14 +34,14 @@ int fit_line(const double *x, const double *y, size_t n, struct fit *out)
         double ssres = syy - b * sxy;   /* = sum of squared residuals */
         if (ssres < 0)
                 ssres = 0;
-        double sd = n > 2 ? sqrt(ssres / (double)(n - 2)) : 0.0;
+        double sd = n > 2 ? dsqrt(ssres / (double)(n - 2)) : 0.0;
         *out = (struct fit){
                 .n = (unsigned)n,
                 .slope = b,
                 .last = my + b * (x[n - 1] - mx),
                 .r2 = syy > 0 ? 1.0 - ssres / syy : 0.0,
                 .resid_sd = sd,
-                .slope_se = sd / sqrt(sxx),
+                .slope_se = sd / dsqrt(sxx),
         };
         return 0;
 }

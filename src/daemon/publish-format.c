@@ -27,7 +27,7 @@ const char *publish_mode_str(enum publish_mode m)
 
 double publish_heartbeat(const struct config *cfg)
 {
-        return fmax(LIVE_HEARTBEAT, cfg->interval);
+        return dmax(LIVE_HEARTBEAT, cfg->interval);
 }
 
 /* Every json_put*() leaves -ENOMEM in *err when an allocation failed, and
@@ -337,10 +337,10 @@ static void metrics_process(FILE *f, const struct publisher *p, const struct pub
                         m == (int)in->mode);
         family(f, "process_start_time_seconds", "gauge", "Start time of the daemon since the Unix epoch.");
         fputs("memoptimizer_process_start_time_seconds", f);
-        value(f, floor(p->started));
+        value(f, dfloor(p->started));
         family(f, "last_sample_timestamp_seconds", "gauge", "Time of the sample this file reports, since the Unix epoch.");
         fputs("memoptimizer_last_sample_timestamp_seconds", f);
-        value(f, floor(now * MS_PER_SEC) / MS_PER_SEC);        /* to the millisecond */
+        value(f, dfloor(now * MS_PER_SEC) / MS_PER_SEC);        /* to the millisecond */
         family(f, "interval_seconds", "gauge", "The sampling interval configured.");
         fputs("memoptimizer_interval_seconds", f);
         value(f, in->cfg->interval);
