@@ -95,6 +95,20 @@ static void account(struct episode_stats *e, const struct pressure *p, double dt
         e->managed_pages = p->managed_pages;
 }
 
+/* Within an episode: the workload still takes memory, and kswapd gives it
+ * what it takes -- memory held (anonymous, shared, dirty) grows at the
+ * onset share while kswapd reclaims at it, so free memory holds. At the
+ * raised watermark kswapd keeps pace (a JVM touching its heap in huge pages
+ * at 1 GB/s, bench/README.md "Outside"); by free memory alone that is calm,
+ * and the raise would be given back in the middle of it, to stalls a
+ * second later. Not a start: demand kswapd absorbs at the value in force
+ * needs no raise. A reader refilling its cache holds nothing more. */
+static bool still_taking(const struct episode_params *ep, const struct pressure *p)
+{
+        double share = ep->onset_share_per_sec * (double)p->managed_pages;
+        return p->held_pages_per_sec >= share && p->kswapd_pages_per_sec >= share;
+}
+
 int episode_step(struct episode_tracker *t, const struct episode_params *ep, const struct pressure *p,
                  double time, double dt, long wsf, struct episode_stats *ended)
 {
@@ -109,7 +123,7 @@ int episode_step(struct episode_tracker *t, const struct episode_params *ep, con
                 return 1;
         }
         account(&t->cur, p, dt, wsf);
-        if (pressing(ep, p)) {
+        if (pressing(ep, p) || still_taking(ep, p)) {
                 t->cur.end = time;
                 t->calm_samples = 0;
                 return 0;

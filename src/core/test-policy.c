@@ -416,6 +416,49 @@ static void huge_pages_counted_whole_once(void **state)
         sim_free(&s);
 }
 
+/* A JVM touching its heap in huge pages (bench outside): free memory falls
+ * 300000 pages/s at t = 5-6 and is raised for; from t = 7 kswapd, woken at
+ * the raised value, reclaims as fast as the heap grows, so free memory holds
+ * while anonymous memory still grows 300000 pages/s. The workload is still
+ * taking memory: the value stays up through t = 12 (before, it was lowered
+ * calm_period after the fall, t = 9, in the middle of the touching). At
+ * t = 13 the growth stops, at t = 14 the JVM exits (its heap freed): the
+ * value goes back once calm_period has passed without demand. */
+static void heap_growth_kswapd_keeps_pace_keeps_the_raise(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        int raised = -1, lowered = -1;
+        uint64_t steal = 0, anon = 0, cache = 4000000;
+        for (int t = 0; t <= 20; t++) {
+                uint64_t free = 1000000;
+                if (t == 5 || t == 6)
+                        anon += 300000, free = 1000000 - 300000 * (uint64_t)(t - 4);
+                else if (t >= 7 && t <= 12)
+                        anon += 300000, steal += 300000, cache -= 300000, free = 400000;
+                else if (t == 13)
+                        free = 400000;
+                else if (t >= 14)
+                        free = 400000 + anon, anon = 0;
+                struct vmstat vm = { .pgsteal_kswapd = steal, .pgscan_kswapd = steal };
+                struct meminfo mem = { .mem_free = free, .active_file = cache, .anon_huge = anon,
+                                       .anon_pages = anon, .parts_known = true };
+                struct synth_zone z = zone_free(free);
+                if (!sim_step_mem(&s, t, &z, 1, &vm, &mem, &d) || d.reason == WSF_KEEP)
+                        continue;
+                if (d.wsf_new > d.wsf_old && raised < 0)
+                        raised = t;
+                if (d.wsf_new < d.wsf_old && lowered < 0)
+                        lowered = t;
+        }
+        assert_int_equal(raised, 5);
+        assert_true(lowered >= 13);
+        assert_int_equal(s.kernel_wsf, 10);
+        sim_free(&s);
+}
+
 /* Between samples the fast path watches for a fall that would start an
  * episode: one that brings free memory to low within the horizon, and at
  * least the onset share (0.2 % of memory per second) -- not a fall faster
@@ -1301,6 +1344,7 @@ int main(void)
                 cmocka_unit_test(unknown_episode_sized_by_shortfall),
                 cmocka_unit_test(raise_that_holds_not_grown),
                 cmocka_unit_test(raise_held_where_it_wakes_kswapd),
+                cmocka_unit_test(heap_growth_kswapd_keeps_pace_keeps_the_raise),
                 cmocka_unit_test(raise_not_held_while_a_zone_has_free_memory),
                 cmocka_unit_test(demand_kswapd_absorbs_no_raise),
                 cmocka_unit_test(clean_fill_no_episode),
