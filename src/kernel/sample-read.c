@@ -29,6 +29,7 @@ struct sample_reader {
         size_t bufsz;
         struct zoneinfo zi;
         bool zi_valid;
+        bool zi_unreclaimable;  /* the last zoneinfo flagged a node node_unreclaimable */
         unsigned since_zi;
         long last_wsf;
         size_t last_layout;     /* buddyinfo zone count when zoneinfo was read */
@@ -197,6 +198,9 @@ static int refresh_zoneinfo(struct sample_reader *r)
         r->zi = zi;
         r->zi_valid = true;
         r->since_zi = 0;
+        r->zi_unreclaimable = false;
+        for (size_t i = 0; i < zi.nr_zones; i++)
+                r->zi_unreclaimable |= zi.zones[i].node_unreclaimable != 0;
         return 0;
 }
 
@@ -224,7 +228,12 @@ int sample_read(struct sample_reader *r, struct sample *out)
          * hotplug, a balloon), which MemTotal, read every sample, shows:
          * a stale managed count would hide consumption (used = managed -
          * free). */
-        if (!r->zi_valid || out->wsf != r->last_wsf || b.nr_zones != r->last_layout ||
+        /* While a node is flagged node_unreclaimable, every sample: the
+         * flag holds raises back (policy.h), and the kernel clears it at
+         * the first reclaim progress -- a burst's direct reclaim -- which a
+         * flag 30 samples stale would miss (bench bursts: a flag read at
+         * start held every raise back through two bursts, 915 stalls). */
+        if (!r->zi_valid || r->zi_unreclaimable || out->wsf != r->last_wsf || b.nr_zones != r->last_layout ||
             out->mem.mem_total != r->last_mem_total || ++r->since_zi >= ZONEINFO_EVERY)
                 e = refresh_zoneinfo(r);
         if (e >= 0) {

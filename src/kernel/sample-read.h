@@ -15,7 +15,8 @@ int sample_reader_new(struct sample_reader **out, const char *root);
 void sample_reader_free(struct sample_reader *r);
 
 /* Read one sample. zoneinfo is re-read when the scale factor changed, when
- * the buddyinfo layout changed, every ZONEINFO_EVERY samples, or when
+ * the buddyinfo layout changed, every ZONEINFO_EVERY samples, every sample
+ * while it flags a node node_unreclaimable, or when
  * sample_reader_invalidate() was called. */
 int sample_read(struct sample_reader *r, struct sample *out);
 void sample_reader_invalidate(struct sample_reader *r);

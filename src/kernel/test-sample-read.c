@@ -45,10 +45,52 @@ static void read_from_tree(void **state)
         assert_int_equal(system(cmd), 0);
 }
 
+static bool any_unreclaimable(const struct sample *s)
+{
+        bool any = false;
+        for (size_t i = 0; i < s->nr_zones; i++)
+                any |= s->zones[i].node_unreclaimable;
+        return any;
+}
+
+/* node_unreclaimable holds raises back, and the kernel clears it at the
+ * first reclaim progress: while zoneinfo flags it, the reader re-reads
+ * zoneinfo every sample (not every ZONEINFO_EVERY), so the flag's clearing
+ * is seen at the next sample; the flag's setting may wait for the refresh. */
+static void node_unreclaimable_cleared_at_once(void **state)
+{
+        (void)state;
+        char root[] = "/tmp/memoptimizer-test-XXXXXX";
+        assert_non_null(mkdtemp(root));
+        char cmd[1024];
+        assert_int_equal(fixture_tree(root, "x86-1node", 10), 0);
+#define SET_FLAG "sed -i 's/node_unreclaimable: *[01]/node_unreclaimable:  %d/' '%s/proc/zoneinfo'"
+        snprintf(cmd, sizeof(cmd), SET_FLAG, 1, root);
+        assert_int_equal(system(cmd), 0);
+        struct sample_reader *r;
+        struct sample s = { 0 };
+        assert_int_equal(sample_reader_new(&r, root), 0);
+        assert_int_equal(sample_read(r, &s), 0);
+        assert_true(any_unreclaimable(&s));
+        snprintf(cmd, sizeof(cmd), SET_FLAG, 0, root);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(sample_read(r, &s), 0);
+        assert_false(any_unreclaimable(&s));
+        snprintf(cmd, sizeof(cmd), SET_FLAG, 1, root);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(sample_read(r, &s), 0);
+        assert_false(any_unreclaimable(&s));    /* seen at the next refresh */
+        sample_reader_free(r);
+        sample_free(&s);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+        assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(read_from_tree),
+                cmocka_unit_test(node_unreclaimable_cleared_at_once),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
