@@ -38,7 +38,7 @@ int learn_class_of(double pages_per_sec, uint64_t managed)
                 return LEARN_CLASSES - 1;
         int e;
         frexp(permyriad, &e);   /* permyriad = m * 2^e, 0.5 <= m < 1 */
-        int c = e - 1;          /* dfloor(log2(permyriad)), from libc */
+        int c = e - 1;          /* floor(log2(permyriad)), exactly */
         return c < LEARN_CLASSES ? c : LEARN_CLASSES - 1;
 }
 
