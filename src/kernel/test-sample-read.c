@@ -16,17 +16,32 @@
 
 #include "fixture-tree.h"
 
+/* A fake kernel of the x86-1node fixture under a new folder root (a
+ * mkdtemp() template), and a reader on it. */
+static struct sample_reader *tree_reader(char *root, long wsf)
+{
+        assert_non_null(mkdtemp(root));
+        assert_int_equal(fixture_tree(root, "x86-1node", wsf), 0);
+        struct sample_reader *r;
+        assert_int_equal(sample_reader_new(&r, root), 0);
+        return r;
+}
+
+static void tree_remove(const char *root)
+{
+        char cmd[512];
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+        assert_int_equal(system(cmd), 0);
+}
+
 /* sample_read() against a fixture tree: the paths honour the root prefix. */
 static void read_from_tree(void **state)
 {
         (void)state;
         char root[] = "/tmp/memoptimizer-test-XXXXXX";
-        assert_non_null(mkdtemp(root));
         char cmd[512];
-        assert_int_equal(fixture_tree(root, "x86-1node", 42), 0);
-        struct sample_reader *r;
+        struct sample_reader *r = tree_reader(root, 42);
         struct sample s = { 0 };
-        assert_int_equal(sample_reader_new(&r, root), 0);
         assert_int_equal(sample_read(r, &s), 0);
         assert_int_equal(s.wsf, 42);
         assert_int_equal(s.nr_zones, 3);
@@ -41,8 +56,7 @@ static void read_from_tree(void **state)
         assert_string_equal(sample_reader_failed(r), "/proc/buddyinfo");
         sample_reader_free(r);
         sample_free(&s);
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-        assert_int_equal(system(cmd), 0);
+        tree_remove(root);
 }
 
 static bool any_unreclaimable(const struct sample *s)
@@ -61,15 +75,12 @@ static void node_unreclaimable_cleared_at_once(void **state)
 {
         (void)state;
         char root[] = "/tmp/memoptimizer-test-XXXXXX";
-        assert_non_null(mkdtemp(root));
         char cmd[1024];
-        assert_int_equal(fixture_tree(root, "x86-1node", 10), 0);
+        struct sample_reader *r = tree_reader(root, 10);
+        struct sample s = { 0 };
 #define SET_FLAG "sed -i 's/node_unreclaimable: *[01]/node_unreclaimable:  %d/' '%s/proc/zoneinfo'"
         snprintf(cmd, sizeof(cmd), SET_FLAG, 1, root);
         assert_int_equal(system(cmd), 0);
-        struct sample_reader *r;
-        struct sample s = { 0 };
-        assert_int_equal(sample_reader_new(&r, root), 0);
         assert_int_equal(sample_read(r, &s), 0);
         assert_true(any_unreclaimable(&s));
         snprintf(cmd, sizeof(cmd), SET_FLAG, 0, root);
@@ -82,8 +93,7 @@ static void node_unreclaimable_cleared_at_once(void **state)
         assert_false(any_unreclaimable(&s));    /* seen at the next refresh */
         sample_reader_free(r);
         sample_free(&s);
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-        assert_int_equal(system(cmd), 0);
+        tree_remove(root);
 }
 
 int main(void)
