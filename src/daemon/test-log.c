@@ -62,7 +62,7 @@ static void event_fields_whole(void **state)
         assert_int_equal(n, 6);
         assert_int_equal(iov[0].iov_len, strlen("MESSAGE=") + strlen(message));
         assert_memory_equal(iov[0].iov_base, "MESSAGE=mmm", 11);
-        const char *want[] = { "MESSAGE_ID=" MSGID_RAISE, "PRIORITY=5", "SYSLOG_IDENTIFIER=memoptimizer",
+        const char *want[] = { ("MESSAGE_ID=" MSGID_RAISE), "PRIORITY=5", "SYSLOG_IDENTIFIER=memoptimizer",
                                "WSF_NEW=0", "WSF_NEW=1" };
         for (int i = 1; i < n; i++) {
                 assert_int_equal(iov[i].iov_len, strlen(want[i - 1]));
