@@ -724,6 +724,46 @@ static void learned_size_grows_after_stall(void **state)
         assert_int_equal(learnt_after_stall(284000, 600000), 1000);
 }
 
+/* Huge pages at 200000 pages/s from t = 0 (as huge_pages_raise_below_capacity:
+ * raised at the onset, t = 5, by the onset rule to 334), then one interval
+ * at 600000 pages/s with a raise in force (t = 8), in which the allocating
+ * tasks reclaimed 6000 pages themselves; at t = 9 the memory is freed and
+ * the episode ends. What the stall teaches is never less than what the
+ * onset rule sized the episode by -- 200000 pages, 334 -- but not the gap
+ * that rule would have called for at the late interval (600000 pages,
+ * 1000), which sized nothing: a JVM's heap re-touching memory the last one
+ * freed at 3.4 GB/s taught 1200-1340 so, and the next starts were raised
+ * to 1000 with 2.5 GB of the gap unused. Returns the class's value. */
+static uint64_t spike_free(int t)
+{
+        return t <= 7 ? cache_fill(t) : t == 8 ? cache_fill(7) - 600000 : 3000000;
+}
+
+static void late_spike_not_learnt_as_onset(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        struct vmstat vm = { 0 };
+        bool ended = false;
+        for (int t = 0; t <= 12 && !ended; t++) {
+                uint64_t thp = t <= 8 ? 3000000 - spike_free(t) : 0;
+                struct meminfo mem = { .mem_free = spike_free(t), .active_file = PLENTY, .anon_huge = thp,
+                                       .anon_pages = thp, .parts_known = true };
+                struct synth_zone z = zone_free(spike_free(t));
+                if (t == 8)
+                        vm.pgsteal_direct += 6000, vm.allocstall += 1;
+                if (sim_step_mem(&s, t, &z, 1, &vm, &mem, &d) && d.reason != WSF_KEEP && t == 5)
+                        assert_int_equal(d.wsf_new, 334);
+                ended = d.episode_ended;
+        }
+        assert_true(ended);
+        assert_int_equal(d.episode.allocstalls, 1);
+        assert_int_equal(class_wsf(&s), 334);
+        sim_free(&s);
+}
+
 /* The same stall, but with most of the gap left: free memory at its
  * tightest (gentle_dip, 900000 at t = 7) far above low. The stall does not
  * raise the value in force (the next episode of the kind is sized by it)
@@ -1360,6 +1400,7 @@ int main(void)
                 cmocka_unit_test(added_memory_still_raises),
                 cmocka_unit_test(learned_size_shrinks_after_unused_margin),
                 cmocka_unit_test(learned_size_grows_after_stall),
+                cmocka_unit_test(late_spike_not_learnt_as_onset),
                 cmocka_unit_test(stall_with_gap_left_not_learnt_larger),
                 cmocka_unit_test(recurring_episode_anticipated),
                 cmocka_unit_test(compaction_stall_compacts),
