@@ -243,9 +243,9 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                  * in force (the onset rule sizes none after that). Taken
                  * over the whole episode, one late interval of huge pages
                  * faulting in fast (a JVM's heap re-touching memory the
-                 * last one freed, 3.4 GB/s) set what a stall taught to
-                 * 1200-1340, and the next starts were raised to 1000 with
-                 * 2.5 GB of the gap unused (bench outside, 3 rounds of 3). */
+                 * last one freed, 3 GB/s) set what a stall taught to
+                 * 1180-1260, and the next starts were raised to 1000 with
+                 * 2.5 GB of the gap unused (bench outside, 2 rounds of 3). */
                 if (st->current <= st->baseline) {
                         double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
                         double thp = dmin(p->thp_pages_per_sec, p->demand_pages_per_sec);
