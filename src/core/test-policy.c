@@ -732,8 +732,8 @@ static void learned_size_grows_after_stall(void **state)
  * onset rule sized the episode by -- 200000 pages, 334 -- but not the gap
  * that rule would have called for at the late interval (600000 pages,
  * 1000), which sized nothing: a JVM's heap re-touching memory the last one
- * freed at 3.4 GB/s taught 1200-1340 so, and the next starts were raised
- * to 1000 with 2.5 GB of the gap unused. Returns the class's value. */
+ * freed at 3 GB/s taught 1180-1260 so, and the next starts were raised
+ * to 1000 with 2.5 GB of the gap unused. */
 static uint64_t spike_free(int t)
 {
         return t <= 7 ? cache_fill(t) : t == 8 ? cache_fill(7) - 600000 : 3000000;

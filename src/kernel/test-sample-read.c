@@ -91,6 +91,7 @@ static void node_unreclaimable_cleared_at_once(void **state)
         assert_int_equal(system(cmd), 0);
         assert_int_equal(sample_read(r, &s), 0);
         assert_false(any_unreclaimable(&s));    /* seen at the next refresh */
+#undef SET_FLAG
         sample_reader_free(r);
         sample_free(&s);
         tree_remove(root);
