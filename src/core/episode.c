@@ -58,12 +58,17 @@ void episode_init(struct episode_tracker *t)
  * nor a fall with nothing held growing (free pages being reported to a
  * VM's host): counting them would keep a raise up for as long as the raise
  * makes kswapd evict what is read again. */
+static double onset_share(const struct episode_params *ep, const struct pressure *p)
+{
+        return ep->onset_share_per_sec * (double)p->managed_pages;
+}
+
 static bool pressing(const struct episode_params *ep, const struct pressure *p)
 {
         if (p->allocstalls + p->compact_stalls > 0)
                 return true;
         /* free memory taken at the onset share (the demand is at least that) */
-        double share = ep->onset_share_per_sec * (double)p->managed_pages;
+        double share = onset_share(ep, p);
         double taken = pressure_taken(p);
         if (taken < share || (p->held_pages_per_sec >= 0 && p->held_pages_per_sec < share))
                 return false;
@@ -105,7 +110,7 @@ static void account(struct episode_stats *e, const struct pressure *p, double dt
  * needs no raise. A reader refilling its cache holds nothing more. */
 static bool still_taking(const struct episode_params *ep, const struct pressure *p)
 {
-        double share = ep->onset_share_per_sec * (double)p->managed_pages;
+        double share = onset_share(ep, p);
         return p->held_pages_per_sec >= share && p->kswapd_pages_per_sec >= share;
 }
 
