@@ -35,20 +35,40 @@ static bool same_kind(const struct learn_episode *a, const struct learn_episode 
         return lo > 0 && hi <= RECUR_VOLUME_RATIO * lo;
 }
 
-/* The starts of the most recent episodes of the last one's kind, newest
- * first, and the highest peak demand among them; how many. */
-static size_t last_kind(const struct learned *l, uint64_t managed, double *starts, double *peak)
+/* The starts and peak demands of the most recent episodes of the last
+ * one's kind, newest first; how many. */
+static size_t last_kind(const struct learned *l, uint64_t managed, double *starts, double *peaks)
 {
         const struct learn_episode *h = l->history, *last = &h[l->nr_history - 1];
         size_t m = 0;
-        *peak = 0;
         for (size_t i = l->nr_history; i-- > 0 && m < RECUR_MAX_EPISODES;) {
                 if (!same_kind(last, &h[i], managed))
                         break;
-                starts[m++] = h[i].start;
-                *peak = dmax(*peak, h[i].peak_demand_pages_per_sec);
+                starts[m] = h[i].start;
+                peaks[m++] = h[i].peak_demand_pages_per_sec;
         }
         return m;
+}
+
+/* How many of the gaps, newest first, are in a row within RECUR_JITTER of
+ * their own median (in *period): the steady train that ends with the
+ * newest episode. The median of every gap of the kind would let an older
+ * episode move it: a train's gaps of 3.3 and 4.5 s with the 24 s to the
+ * burst before the train have the median 4.5, and 3.3 falls outside. */
+static size_t steady_gaps(const double *gaps, size_t n, double *period)
+{
+        size_t steady = 0;
+        for (size_t j = 1; j <= n; j++) {
+                double p = median(gaps, j);
+                bool ok = p > 0;
+                for (size_t k = 0; ok && k < j; k++)
+                        ok = fabs(gaps[k] - p) <= RECUR_JITTER * p;
+                if (!ok)
+                        break;
+                steady = j;
+                *period = p;
+        }
+        return steady;
 }
 
 void recur_find(const struct learned *l, uint64_t managed, double now, struct recurrence *out)
@@ -56,26 +76,22 @@ void recur_find(const struct learned *l, uint64_t managed, double now, struct re
         *out = (struct recurrence){ 0 };
         if (l->nr_history < RECUR_MIN_EPISODES)
                 return;
-        double starts[RECUR_MAX_EPISODES], gaps[RECUR_MAX_EPISODES];
-        double peak;
-        size_t m = last_kind(l, managed, starts, &peak);
+        double starts[RECUR_MAX_EPISODES], peaks[RECUR_MAX_EPISODES], gaps[RECUR_MAX_EPISODES];
+        size_t m = last_kind(l, managed, starts, peaks);
         if (m < RECUR_MIN_EPISODES)
                 return;
         for (size_t k = 0; k + 1 < m; k++)
                 gaps[k] = starts[k] - starts[k + 1];
-        double period = median(gaps, m - 1);
-        if (!(period > 0))
-                return;
-        /* the run of steady gaps that ends with the newest episode */
-        size_t steady = 0;
-        while (steady + 1 < m && fabs(gaps[steady] - period) <= RECUR_JITTER * period)
-                steady++;
+        double period = 0;
+        size_t steady = steady_gaps(gaps, m - 1, &period);
         if (steady + 1 < RECUR_MIN_EPISODES)
                 return;
-        period = median(gaps, steady);
         double next = starts[0] + period;
         if (now > next + RECUR_TOLERANCE * period)
                 return;         /* overdue: the pattern broke */
+        double peak = 0;
+        for (size_t k = 0; k <= steady; k++)
+                peak = dmax(peak, peaks[k]);
         *out = (struct recurrence){
                 .expected = true, .period = period, .next_start = next, .episodes = (unsigned)steady + 1,
                 .peak_demand_pages_per_sec = peak,

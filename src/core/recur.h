@@ -5,8 +5,8 @@
  * Owns finding such a pattern in the learner's episode history and saying
  * when the next episode is due. A pattern needs RECUR_MIN_EPISODES
  * episodes of the same kind (classes within one of each other, or volumes
- * within RECUR_VOLUME_RATIO) in a row,
- * their starts RECUR_JITTER of their median period apart at most; two
+ * within RECUR_VOLUME_RATIO) in a row, newest first, the gaps between
+ * their starts within RECUR_JITTER of the run's own median period; two
  * episodes are a coincidence, not a pattern. It is dropped as soon as an
  * episode is overdue by RECUR_TOLERANCE of the period. Pure: the history
  * and the time in, the expectation out. */
@@ -27,7 +27,7 @@ struct recurrence {
         bool expected;          /* a pattern holds and its next episode is not overdue */
         double period;          /* seconds between starts (median) */
         double next_start;      /* sample time the next episode is due */
-        double peak_demand_pages_per_sec;       /* the highest of the pattern's episodes */
+        double peak_demand_pages_per_sec;       /* the highest of the pattern's episodes (the run's) */
         unsigned episodes;      /* in the pattern */
 };
 

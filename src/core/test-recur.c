@@ -50,8 +50,9 @@ static void two_episodes_are_no_pattern(void **state)
 }
 
 /* Periods of 10, 11 and 9.5 s (within a quarter of their median) are one
- * pattern; a gap of 14 s is not (more than a quarter off), so only the
- * steady run after it counts, and two gaps there are too few. */
+ * pattern; a gap of 14 s after two of 10 is not (more than a quarter off
+ * their median), so only the steady run after it counts; and two gaps of
+ * 10 and 18 s are no run (each more than a quarter off their median, 14). */
 static void jitter_tolerated_within_limits(void **state)
 {
         (void)state;
@@ -69,10 +70,31 @@ static void jitter_tolerated_within_limits(void **state)
         recur_find(&l, MANAGED, 136, &r);
         assert_true(r.expected);                /* 124, 134 and 114: gaps 10, 10, steady */
         assert_int_equal(r.episodes, 3);
-        double broken[] = { 100, 110, 124, 134 };
+        double broken[] = { 100, 110, 128, 138 };
         history(&l, broken, NULL, 4);
-        recur_find(&l, MANAGED, 136, &r);
-        assert_false(r.expected);               /* gaps 10, 14, 10: the steady run is one gap */
+        recur_find(&l, MANAGED, 140, &r);
+        assert_false(r.expected);               /* gaps 10, 18, 10: the steady run is one gap */
+}
+
+/* A burst of the same kind long before a train (mixed's irregular burst,
+ * 24 s before its train) does not hide the train: gaps of 3.3 and 4.5 s
+ * are a run about their median, 3.9 s, whatever the gap before them. The
+ * median of all three (4.5) put 3.3 outside. The raise is sized for the
+ * train's own highest peak, not the older burst's. */
+static void older_episode_does_not_hide_a_train(void **state)
+{
+        (void)state;
+        struct learned l;
+        double starts[] = { 9, 33, 37.5, 40.8 };
+        double peaks[] = { 2 * BURST, BURST, BURST / 2, BURST };
+        history(&l, starts, peaks, 4);
+        struct recurrence r;
+        recur_find(&l, MANAGED, 44, &r);
+        assert_true(r.expected);
+        assert_float_equal(r.period, 3.9, 1e-9);
+        assert_float_equal(r.next_start, 44.7, 1e-9);
+        assert_int_equal(r.episodes, 3);
+        assert_float_equal(r.peak_demand_pages_per_sec, BURST, 0);
 }
 
 /* The next episode is due at 130; it is dropped once overdue by a quarter
@@ -134,6 +156,7 @@ int main(void)
                 cmocka_unit_test(steady_train_anticipated),
                 cmocka_unit_test(two_episodes_are_no_pattern),
                 cmocka_unit_test(jitter_tolerated_within_limits),
+                cmocka_unit_test(older_episode_does_not_hide_a_train),
                 cmocka_unit_test(stopped_pattern_dropped),
                 cmocka_unit_test(another_kind_breaks_it),
                 cmocka_unit_test(volume_matches_what_the_peak_misses),
