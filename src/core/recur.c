@@ -76,7 +76,7 @@ void recur_find(const struct learned *l, uint64_t managed, double now, struct re
         *out = (struct recurrence){ 0 };
         if (l->nr_history < RECUR_MIN_EPISODES)
                 return;
-        double starts[RECUR_MAX_EPISODES], peaks[RECUR_MAX_EPISODES], gaps[RECUR_MAX_EPISODES];
+        double starts[RECUR_MAX_EPISODES] = { 0 }, peaks[RECUR_MAX_EPISODES] = { 0 }, gaps[RECUR_MAX_EPISODES];
         size_t m = last_kind(l, managed, starts, peaks);
         if (m < RECUR_MIN_EPISODES)
                 return;
