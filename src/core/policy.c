@@ -264,6 +264,26 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
         }
 }
 
+/* What the recurring episode in d->recur needs now, if it is due within
+ * the lead and needs more than `above` (noted in d); 0 if not. */
+static long recur_due(const struct learned *l, const struct policy_config *cfg, const struct pressure *p,
+                      double now, long above, struct decision *d)
+{
+        if (!d->recur.expected)
+                return 0;
+        double lead = dmax(RECUR_LEAD_INTERVALS * cfg->interval, RECUR_LEAD_SHARE * d->recur.period);
+        if (now < d->recur.next_start - lead)
+                return 0;
+        long w = learn_wsf_for(l, d->recur.peak_demand_pages_per_sec, p->managed_pages);
+        if (w <= above)
+                return 0;
+        d->drain = d->recur.peak_demand_pages_per_sec;
+        d->demand_class = learn_class_of(d->drain, p->managed_pages);
+        d->learned_wsf = w;
+        d->recur_due_in = d->recur.next_start - now;
+        return w;
+}
+
 /* What the value should be now, and why. */
 static long wsf_target(struct policy_state *st, const struct policy_config *cfg, const struct forecast *f,
                        const struct pressure *p, struct decision *d, enum wsf_reason *why)
@@ -299,19 +319,28 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
                         *why = by_class ? WSF_RAISE_LEARNED : WSF_RAISE_FORECAST;
                 }
         }
-        recur_find(&st->learned, p->managed_pages, f->time, &d->recur);
-        if (!st->episodes.active && d->recur.expected) {
-                double lead = dmax(RECUR_LEAD_INTERVALS * cfg->interval, RECUR_LEAD_SHARE * d->recur.period);
-                long w = learn_wsf_for(&st->learned, d->recur.peak_demand_pages_per_sec, p->managed_pages);
-                if (f->time >= d->recur.next_start - lead && w > target) {
+        if (!st->episodes.active) {
+                recur_find(&st->learned, p->managed_pages, f->time, &d->recur);
+                long w = recur_due(&st->learned, cfg, p, f->time, target, d);
+                if (w > 0) {
                         target = w;
                         *why = WSF_RAISE_RECUR;
-                        d->drain = d->recur.peak_demand_pages_per_sec;
-                        d->demand_class = learn_class_of(d->drain, p->managed_pages);
-                        d->learned_wsf = w;
-                        d->recur_due_in = d->recur.next_start - f->time;
                         st->recur_until = d->recur.next_start + RECUR_TOLERANCE * d->recur.period;
                 }
+        } else if (receding && st->current > st->baseline) {
+                /* Given back while the episode is still open (free memory
+                 * below the raised high): once it ends, the pattern it
+                 * continues may have the next one due within the lead. Give
+                 * back only to what that one needs, not to the baseline and
+                 * up again a sample later (twice per burst of the bench's
+                 * train). Not held for it: it is not due until this one has
+                 * ended, and then the rule above holds it. */
+                struct learned after = st->learned;
+                learn_episode(&after, &st->episodes.cur);
+                recur_find(&after, p->managed_pages, f->time, &d->recur);
+                long w = recur_due(&after, cfg, p, f->time, target, d);
+                if (w > 0)
+                        target = w;
         }
         /* A stall is evidence about the interval that has passed, and the
          * learner sizes the next episode of its kind by it (learn.h). It

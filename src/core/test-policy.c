@@ -840,6 +840,46 @@ static void recurring_episode_anticipated(void **state)
         sim_free(&s);
 }
 
+/* A train of bursts that hold their memory until just before the next
+ * (free memory stays below the raised high, so each episode is still open
+ * when its demand has stopped for the calm period). From the third burst
+ * on, the pattern says the next is due within the lead when the value is
+ * given back: it is given back to what the next one needs, not to the
+ * baseline and raised again a sample later, as 0.3.6 did at every burst of
+ * the bench's train. After the train the value returns to the baseline. */
+static uint64_t held_train(int t)
+{
+        static const uint64_t at[] = { 1200000, 300000, 300000, 300000, 300000, 2000000 };
+        return t < 8 || t >= 8 + 6 * 5 ? 2000000 : at[(t - 8) % 6];
+}
+
+static void burst_end_given_back_to_the_recurrence(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        enum wsf_reason last = WSF_KEEP;
+        int last_at = -10, kept_for_next = 0;
+        for (int t = 0; t <= 60; t++) {
+                struct synth_zone z = zone_free(held_train(t));
+                if (!sim_step(&s, t, &z, 1, NULL, PLENTY, &d) || d.reason == WSF_KEEP)
+                        continue;
+                assert_false(last == WSF_LOWER_CALM && d.reason == WSF_RAISE_RECUR && t - last_at <= 1);
+                if (d.reason == WSF_LOWER_CALM && d.wsf_new > 10) {
+                        assert_true(d.recur.expected);
+                        assert_float_equal(d.recur_due_in, 1, 1e-6);
+                        assert_int_equal(d.wsf_new, d.learned_wsf);
+                        kept_for_next++;
+                }
+                last = d.reason;
+                last_at = t;
+        }
+        assert_int_equal(kept_for_next, 3);
+        assert_int_equal(s.kernel_wsf, 10);
+        sim_free(&s);
+}
+
 /* Compaction stalls are fragmentation, not a lack of free pages: they
  * neither raise the scale factor at the time nor teach the learner a
  * larger one -- even while free memory is below low (a static 1000 did not
@@ -1406,6 +1446,7 @@ int main(void)
                 cmocka_unit_test(late_spike_not_learnt_as_onset),
                 cmocka_unit_test(stall_with_gap_left_not_learnt_larger),
                 cmocka_unit_test(recurring_episode_anticipated),
+                cmocka_unit_test(burst_end_given_back_to_the_recurrence),
                 cmocka_unit_test(compaction_stall_compacts),
                 cmocka_unit_test(stall_raises_nothing_and_holds_the_value),
                 cmocka_unit_test(stall_after_the_burst_not_raised),

@@ -95,7 +95,13 @@ void report_reason(char *buf, size_t size, const struct decision *d)
                          (unsigned long long)d->stalls, direct, ksw, POLICY_STALL_GAIN);
                 break;
         case WSF_LOWER_CALM:
-                snprintf(buf, size, "the workload stopped taking memory: no demand, stall or raise for the calm period");
+                /* policy.c gives back only to what a recurring episode due
+                 * within the lead needs: the pattern is in d->recur */
+                if (d->recur.episodes > 0 && d->learned_wsf == d->wsf_new)
+                        snprintf(buf, size, "the workload stopped taking memory: no demand, stall or raise for the calm period; a recurring pressure episode (every %.1f s, %u in a row) is due in %.1f s and its kind needs %ld",
+                                 d->recur.period, d->recur.episodes, d->recur_due_in, d->learned_wsf);
+                else
+                        snprintf(buf, size, "the workload stopped taking memory: no demand, stall or raise for the calm period");
                 break;
         case WSF_LOWER_GUARD:
                 snprintf(buf, size, "the OOM guard allows at most %ld now", d->ceiling);

@@ -66,6 +66,21 @@ static void episode_over(const struct logger *l)
         report_episode(l, &d);
 }
 
+/* Given back to what the next episode of a train needs, not to the
+ * baseline (policy.c) */
+static void lower_to_recurrence(const struct logger *l)
+{
+        struct decision d = {
+                .reason = WSF_LOWER_CALM, .wsf_old = 474, .wsf_new = 214, .ceiling = 1000, .node = -1,
+                .demand_class = 9, .learned_wsf = 214, .recur_due_in = 1,
+                .recur = { .expected = true, .period = 6, .episodes = 3 },
+        };
+        report_wsf(l, &d, true);
+        d.wsf_new = 10;
+        d.recur = (struct recurrence){ 0 };
+        report_wsf(l, &d, true);
+}
+
 static void raise_by_stall(const struct logger *l)
 {
         struct decision d = {
@@ -112,6 +127,11 @@ static void lines(void **state)
         capture(raise_by_learning, out, sizeof(out));
         assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 242 at onset: a pressure episode like earlier ones"));
         assert_non_null(strstr(out, "class 9): they needed 242"));
+        capture(lower_to_recurrence, out, sizeof(out));
+        assert_non_null(strstr(out, "lower vm.watermark_scale_factor 474 -> 214: the workload stopped taking memory: "
+                                    "no demand, stall or raise for the calm period; a recurring pressure episode "
+                                    "(every 6.0 s, 3 in a row) is due in 1.0 s and its kind needs 214"));
+        assert_non_null(strstr(out, "474 -> 10: the workload stopped taking memory: no demand, stall or raise for the calm period\n"));
         capture(raise_by_stall, out, sizeof(out));
         assert_non_null(strstr(out, "would raise vm.watermark_scale_factor 10 -> 71: 65 stalls in the last interval"));
         assert_non_null(strstr(out, "the gap grows by 1.5 times the shortfall"));
