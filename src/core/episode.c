@@ -50,6 +50,12 @@ void episode_init(struct episode_tracker *t)
         *t = (struct episode_tracker){ 0 };
 }
 
+/* The onset share of managed memory, in pages per second. */
+static double onset_share(const struct episode_params *ep, const struct pressure *p)
+{
+        return ep->onset_share_per_sec * (double)p->managed_pages;
+}
+
 /* Free memory falling, on its way to low within the horizon or below it
  * already, because the workload took it; or something stalled. Demand that
  * kswapd absorbs while free memory holds (a reader churning its page cache
@@ -58,11 +64,6 @@ void episode_init(struct episode_tracker *t)
  * nor a fall with nothing held growing (free pages being reported to a
  * VM's host): counting them would keep a raise up for as long as the raise
  * makes kswapd evict what is read again. */
-static double onset_share(const struct episode_params *ep, const struct pressure *p)
-{
-        return ep->onset_share_per_sec * (double)p->managed_pages;
-}
-
 static bool pressing(const struct episode_params *ep, const struct pressure *p)
 {
         if (p->allocstalls + p->compact_stalls > 0)
