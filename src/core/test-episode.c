@@ -59,6 +59,15 @@ static void clean_fill_starts_nothing(void **state)
         assert_false(t.active);
 }
 
+/* A tracker whose episode started at 10 (the fall of
+ * fall_towards_low_starts). */
+static void started(struct episode_tracker *t)
+{
+        struct episode_stats ended;
+        episode_init(t);
+        assert_int_equal(step(t, interval(200000, 360000, 0, 0), 10, &ended), 1);
+}
+
 /* Free memory back above high with no demand: one calm sample is not the
  * end, two are. */
 static void two_calm_samples_end_it(void **state)
@@ -66,8 +75,7 @@ static void two_calm_samples_end_it(void **state)
         (void)state;
         struct episode_tracker t;
         struct episode_stats ended;
-        episode_init(&t);
-        assert_int_equal(step(&t, interval(200000, 360000, 0, 0), 10, &ended), 1);
+        started(&t);
         assert_int_equal(step(&t, interval(600000, 0, 0, 0), 11, &ended), 0);
         assert_true(t.active);
         assert_int_equal(step(&t, interval(600000, 0, 0, 0), 12, &ended), -1);
@@ -82,8 +90,7 @@ static void stalls_keep_it_open(void **state)
         (void)state;
         struct episode_tracker t;
         struct episode_stats ended;
-        episode_init(&t);
-        assert_int_equal(step(&t, interval(200000, 360000, 0, 0), 10, &ended), 1);
+        started(&t);
         assert_int_equal(step(&t, interval(600000, 0, 0, 19), 11, &ended), 0);
         assert_int_equal(step(&t, interval(600000, 0, 0, 0), 12, &ended), 0);
         assert_int_equal(step(&t, interval(600000, 0, 0, 0), 13, &ended), -1);
@@ -98,8 +105,7 @@ static void kswapd_keeping_pace_keeps_it_open(void **state)
         (void)state;
         struct episode_tracker t;
         struct episode_stats ended;
-        episode_init(&t);
-        assert_int_equal(step(&t, interval(200000, 360000, 0, 0), 10, &ended), 1);
+        started(&t);
         struct pressure pace = interval(600000, 300000, 0, 0);
         pace.consumption_pages_per_sec = 0;
         pace.kswapd_pages_per_sec = 300000;
@@ -116,8 +122,7 @@ static void quiet_below_high_ends_it(void **state)
         (void)state;
         struct episode_tracker t;
         struct episode_stats ended;
-        episode_init(&t);
-        assert_int_equal(step(&t, interval(200000, 360000, 0, 0), 10, &ended), 1);
+        started(&t);
         for (int i = 11; i <= 14; i++)
                 assert_int_equal(step(&t, interval(120000, 0, 0, 0), i, &ended), 0);
         assert_int_equal(step(&t, interval(120000, 0, 0, 0), 15, &ended), -1);

@@ -23,6 +23,17 @@ static void history(struct learned *l, const double *starts, const double *peaks
                         .peak_demand_pages_per_sec = peaks ? peaks[i] : BURST };
 }
 
+/* r is the pattern of `episodes` episodes every `period` s, the next due
+ * at `next`, sized by `peak`. */
+static void assert_pattern(const struct recurrence *r, double period, double next, unsigned episodes, double peak)
+{
+        assert_true(r->expected);
+        assert_float_equal(r->period, period, 1e-9);
+        assert_float_equal(r->next_start, next, 1e-9);
+        assert_int_equal(r->episodes, episodes);
+        assert_float_equal(r->peak_demand_pages_per_sec, peak, 0);
+}
+
 static void steady_train_anticipated(void **state)
 {
         (void)state;
@@ -31,11 +42,7 @@ static void steady_train_anticipated(void **state)
         history(&l, starts, NULL, 3);
         struct recurrence r;
         recur_find(&l, MANAGED, 125, &r);
-        assert_true(r.expected);
-        assert_float_equal(r.period, 10, 1e-9);
-        assert_float_equal(r.next_start, 130, 1e-9);
-        assert_int_equal(r.episodes, 3);
-        assert_float_equal(r.peak_demand_pages_per_sec, BURST, 0);
+        assert_pattern(&r, 10, 130, 3, BURST);
 }
 
 static void two_episodes_are_no_pattern(void **state)
@@ -90,11 +97,7 @@ static void older_episode_does_not_hide_a_train(void **state)
         history(&l, starts, peaks, 4);
         struct recurrence r;
         recur_find(&l, MANAGED, 44, &r);
-        assert_true(r.expected);
-        assert_float_equal(r.period, 3.9, 1e-9);
-        assert_float_equal(r.next_start, 44.7, 1e-9);
-        assert_int_equal(r.episodes, 3);
-        assert_float_equal(r.peak_demand_pages_per_sec, BURST, 0);
+        assert_pattern(&r, 3.9, 44.7, 3, BURST);
 }
 
 /* The next episode is due at 130; it is dropped once overdue by a quarter
