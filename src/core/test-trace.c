@@ -171,6 +171,15 @@ static void decision_why_round_trip(void **state)
         assert_float_equal(d->recur.period, 4.0, 1e-9);
         assert_int_equal(d->recur.episodes, 3);
         assert_float_equal(d->recur_due_in, 2.5, 1e-9);
+        free(line);
+
+        /* a recurring episode that is late, within its tolerance: the
+         * daemon wrote it, replay must read it (0.3.7 refused its own
+         * trace: "recur_due_in" is out of range) */
+        td.d.recur_due_in = -0.5;
+        line = line_of(trace_decision_line(&td), &len);
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        assert_float_equal(d->recur_due_in, -0.5, 1e-9);
 
         /* as 0.2 wrote it: no "thp_cover", the huge pages covered as long
          * as the rest */

@@ -64,10 +64,13 @@ static const struct dbl_field decision_numbers[] = {
         DF(secs_to_low), DF(secs_to_min), DF(drain), DF(reclaim), DF(reclaim_peak), DF(direct),
 };
 /* Why a raise was sized as it was, in the optional "why" object (traces
- * before 0.2 lack it): all or none. */
+ * before 0.2 lack it): all or none. Not negative, but for when a recurring
+ * episode is due: one that is late is due in less than no time. */
 static const struct dbl_field decision_why_numbers[] = {
-        DF(thp), DF(cover), DF(recur_due_in), { "recur_period", offsetof(struct decision, recur.period) },
+        DF(thp), DF(cover), { "recur_period", offsetof(struct decision, recur.period) },
 };
+#define RECUR_DUE_IN "recur_due_in"
+
 #undef DF
 
 static uint64_t *u64_at(void *base, size_t offset)
@@ -201,6 +204,7 @@ static json_object *why_json(int *err, const struct decision *d)
         json_put(err, w, "recur_episodes", json_object_new_int64(d->recur.episodes));
         for (size_t i = 0; i < ARRAY_SIZE(decision_why_numbers); i++)
                 json_put_number(err, w, decision_why_numbers[i].name, dbl_get(d, decision_why_numbers[i].offset), 3);
+        json_put_number(err, w, RECUR_DUE_IN, d->recur_due_in, 3);
         json_put_number(err, w, "thp_cover", d->thp_cover, 3);
         return w;
 }
@@ -559,6 +563,8 @@ static int parse_why(json_object *o, struct trace_decision *td, const struct per
                         return r;
                 memcpy((char *)d + decision_why_numbers[i].offset, &v, sizeof(v));
         }
+        if ((r = get_num(w, RECUR_DUE_IN, -TRACE_MAX_FIGURE, TRACE_MAX_FIGURE, true, &d->recur_due_in, e)) < 0)
+                return r;
         /* Later than the rest of "why": before it a raise's huge pages were
          * covered for as long as the rest of the shortfall. */
         d->thp_cover = d->cover;

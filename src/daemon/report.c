@@ -65,9 +65,20 @@ static void field_str(struct fields *fs, const char *name, const char *v)
                 snprintf(f->value, sizeof(f->value), "%s", v);
 }
 
+/* When a recurring episode is due: "is due in 1.0 s", or, for one that is
+ * late but still within its pattern's tolerance, "was due 0.5 s ago". */
+static void format_due(char *buf, size_t size, double due_in)
+{
+        if (due_in < 0)
+                snprintf(buf, size, "was due %.1f s ago", -due_in);
+        else
+                snprintf(buf, size, "is due in %.1f s", due_in);
+}
+
 void report_reason(char *buf, size_t size, const struct decision *d)
 {
-        char ksw[32], peak[32], drain[32], direct[32], thp[32];
+        char ksw[32], peak[32], drain[32], direct[32], thp[32], due[48];
+        format_due(due, sizeof(due), d->recur_due_in);
         format_rate(thp, sizeof(thp), d->thp);
         format_rate(ksw, sizeof(ksw), d->reclaim);
         format_rate(peak, sizeof(peak), d->reclaim_peak);
@@ -87,8 +98,8 @@ void report_reason(char *buf, size_t size, const struct decision *d)
                          drain, d->demand_class, d->learned_wsf);
                 break;
         case WSF_RAISE_RECUR:
-                snprintf(buf, size, "a recurring pressure episode (every %.1f s, %u in a row) is due in %.1f s; its kind needs %ld",
-                         d->recur.period, d->recur.episodes, d->recur_due_in, d->learned_wsf);
+                snprintf(buf, size, "a recurring pressure episode (every %.1f s, %u in a row) %s; its kind needs %ld",
+                         d->recur.period, d->recur.episodes, due, d->learned_wsf);
                 break;
         case WSF_RAISE_STALL:
                 snprintf(buf, size, "%llu stalls in the last interval; direct reclaim %s, kswapd %s: the gap grows by %.3g times the shortfall",
@@ -98,8 +109,8 @@ void report_reason(char *buf, size_t size, const struct decision *d)
                 /* policy.c gives back only to what a recurring episode due
                  * within the lead needs: the pattern is in d->recur */
                 if (d->recur.episodes > 0 && d->learned_wsf == d->wsf_new)
-                        snprintf(buf, size, "the workload stopped taking memory: no demand, stall or raise for the calm period; a recurring pressure episode (every %.1f s, %u in a row) is due in %.1f s and its kind needs %ld",
-                                 d->recur.period, d->recur.episodes, d->recur_due_in, d->learned_wsf);
+                        snprintf(buf, size, "the workload stopped taking memory: no demand, stall or raise for the calm period; a recurring pressure episode (every %.1f s, %u in a row) %s and its kind needs %ld",
+                                 d->recur.period, d->recur.episodes, due, d->learned_wsf);
                 else
                         snprintf(buf, size, "the workload stopped taking memory: no demand, stall or raise for the calm period");
                 break;

@@ -76,6 +76,8 @@ static void lower_to_recurrence(const struct logger *l)
                 .recur = { .expected = true, .period = 6, .episodes = 3 },
         };
         report_wsf(l, &d, true);
+        d.recur_due_in = -0.5;          /* late, within the pattern's tolerance */
+        report_wsf(l, &d, true);
         d.wsf_new = 10;
         d.recur = (struct recurrence){ 0 };
         report_wsf(l, &d, true);
@@ -131,6 +133,7 @@ static void lines(void **state)
         assert_non_null(strstr(out, "lower vm.watermark_scale_factor 474 -> 214: the workload stopped taking memory: "
                                     "no demand, stall or raise for the calm period; a recurring pressure episode "
                                     "(every 6.0 s, 3 in a row) is due in 1.0 s and its kind needs 214"));
+        assert_non_null(strstr(out, "(every 6.0 s, 3 in a row) was due 0.5 s ago and its kind needs 214"));
         assert_non_null(strstr(out, "474 -> 10: the workload stopped taking memory: no demand, stall or raise for the calm period\n"));
         capture(raise_by_stall, out, sizeof(out));
         assert_non_null(strstr(out, "would raise vm.watermark_scale_factor 10 -> 71: 65 stalls in the last interval"));
