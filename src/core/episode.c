@@ -45,6 +45,11 @@ double pressure_taken(const struct pressure *p)
         return p->consumption_pages_per_sec - p->clean_fill_pages_per_sec;
 }
 
+double episode_per_interval(const struct episode_params *ep, double rate, double dt)
+{
+        return dt > 0 && dt < ep->interval ? rate * dt / ep->interval : rate;
+}
+
 void episode_init(struct episode_tracker *t)
 {
         *t = (struct episode_tracker){ 0 };
@@ -78,10 +83,13 @@ static bool pressing(const struct episode_params *ep, const struct pressure *p)
         return (p->free_pages - p->wmark_low) / taken < ep->horizon;
 }
 
-static void account(struct episode_stats *e, const struct pressure *p, double dt, long wsf)
+static void account(struct episode_stats *e, const struct episode_params *ep, const struct pressure *p,
+                    double dt, long wsf)
 {
-        e->peak_demand_pages_per_sec = dmax(e->peak_demand_pages_per_sec, p->demand_pages_per_sec);
-        e->peak_thp_pages_per_sec = dmax(e->peak_thp_pages_per_sec, p->thp_pages_per_sec);
+        e->peak_demand_pages_per_sec = dmax(e->peak_demand_pages_per_sec,
+                                            episode_per_interval(ep, p->demand_pages_per_sec, dt));
+        e->peak_thp_pages_per_sec = dmax(e->peak_thp_pages_per_sec,
+                                         episode_per_interval(ep, p->thp_pages_per_sec, dt));
         e->demand_pages += p->demand_pages_per_sec * dt;
         e->kswapd_peak_pages_per_sec = dmax(e->kswapd_peak_pages_per_sec, p->kswapd_pages_per_sec);
         if (p->free_pages < p->wmark_low)
@@ -124,11 +132,11 @@ int episode_step(struct episode_tracker *t, const struct episode_params *ep, con
                 t->active = true;
                 t->calm_samples = 0;
                 t->cur = (struct episode_stats){ .start = time - dt, .min_margin_pages = INFINITY };
-                account(&t->cur, p, dt, wsf);
+                account(&t->cur, ep, p, dt, wsf);
                 t->cur.end = time;
                 return 1;
         }
-        account(&t->cur, p, dt, wsf);
+        account(&t->cur, ep, p, dt, wsf);
         if (pressing(ep, p) || still_taking(ep, p)) {
                 t->cur.end = time;
                 t->calm_samples = 0;

@@ -23,8 +23,11 @@
  * with at least STEER_MIN_SHARE of managed memory). */
 struct episode_stats {
         double start, end;                      /* sample times, seconds */
-        double peak_demand_pages_per_sec;       /* highest gross demand in one interval */
-        double peak_thp_pages_per_sec;          /* highest rate of huge pages faulted in */
+        /* Highest gross demand in one interval, and of it huge pages
+         * faulted in: what a sample over a shorter time (the fast path's)
+         * saw counts for the interval (episode_per_interval()). */
+        double peak_demand_pages_per_sec;
+        double peak_thp_pages_per_sec;
         double demand_pages;                    /* pages taken in all: in use gained + reclaimed */
         double kswapd_peak_pages_per_sec;       /* best kswapd reclaim in one interval */
         /* Best kswapd reclaim over an interval that ended with free memory
@@ -50,6 +53,7 @@ struct episode_params {
          * memory per second starts (or keeps alive) an episode: below it
          * nothing can head for low fast enough to matter. */
         double onset_share_per_sec;
+        double interval;        /* seconds: the sampling interval */
 };
 
 struct episode_tracker {
@@ -84,6 +88,14 @@ void pressure_of(const struct forecast *f, struct pressure *p);
  * consumption less a clean fill of the page cache, which kswapd gives
  * back at once. */
 double pressure_taken(const struct pressure *p);
+
+/* A rate measured over dt seconds as a rate over an interval: what it
+ * took in dt, spread over the interval when dt is shorter. A sample the
+ * fast path took at an onset measures a burst at its page-zeroing speed
+ * over a fraction of a second (5.4 GB/s over a third of one in the bench's
+ * bursts); an interval of that speed is more than the burst takes, and the
+ * same burst caught a second in measures a fraction of it. */
+double episode_per_interval(const struct episode_params *ep, double rate, double dt);
 
 void episode_init(struct episode_tracker *t);
 

@@ -163,7 +163,10 @@ static bool holding(const struct policy_config *cfg, const struct pressure *p)
  * memory is above low: below it kswapd is awake already, and a higher
  * watermark makes it reclaim no faster now, only longer after the episode
  * (page cache lost; a bench run raised 10 -> 743 four seconds into a burst
- * that was over). What a stall shows, and what is learnt, still raise. */
+ * that was over). What a stall shows, and what is learnt, still raise.
+ * The rates are the episode's per interval (episode_per_interval()): a
+ * burst the fast path caught early is sized by what it took, not by an
+ * interval at the speed of its first fraction of a second. */
 static double onset_gap(double demand, double thp, double capacity, double interval)
 {
         return dmax(0, demand - thp - capacity) * interval + thp * POLICY_THP_COVER_INTERVALS * interval;
@@ -235,7 +238,8 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                             const struct forecast *f, const struct pressure *p, struct decision *d)
 {
         struct episode_params ep = { .horizon = cfg->horizon,
-                                     .onset_share_per_sec = EPISODE_ONSET_SHARE_PER_SEC };
+                                     .onset_share_per_sec = EPISODE_ONSET_SHARE_PER_SEC,
+                                     .interval = cfg->interval };
         int step = episode_step(&st->episodes, &ep, p, f->time, f->dt, st->current, &d->episode);
         if (st->episodes.active) {
                 struct episode_stats *e = &st->episodes.cur;
@@ -248,8 +252,9 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                  * 2.5 GB of the gap unused (bench outside, 2 rounds of 3). */
                 if (st->current <= st->baseline) {
                         double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
-                        double thp = dmin(p->thp_pages_per_sec, p->demand_pages_per_sec);
-                        double gap = onset_gap(p->demand_pages_per_sec, thp, capacity, cfg->interval);
+                        double demand = episode_per_interval(&ep, p->demand_pages_per_sec, f->dt);
+                        double thp = dmin(episode_per_interval(&ep, p->thp_pages_per_sec, f->dt), demand);
+                        double gap = onset_gap(demand, thp, capacity, cfg->interval);
                         e->onset_gap_pages = dmax(e->onset_gap_pages, gap);
                 }
                 st->demand_end = e->end;

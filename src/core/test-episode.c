@@ -15,7 +15,7 @@
 #define LOW 100000.0
 #define HIGH 150000.0
 
-static const struct episode_params params = { .horizon = 10, .onset_share_per_sec = SHARE };
+static const struct episode_params params = { .horizon = 10, .onset_share_per_sec = SHARE, .interval = 1 };
 
 /* An interval in which the workload took `held` pages/s of free memory and
  * kept them (anonymous), and `clean` more as page cache that grew clean. */
@@ -45,6 +45,27 @@ static void fall_towards_low_starts(void **state)
         assert_int_equal(step(&t, interval(200000, 360000, 0, 0), 10, &ended), 1);
         assert_true(t.active);
         assert_float_equal(t.cur.start, 9, 1e-9);
+}
+
+/* A sample a quarter of an interval after the last (the fast path's)
+ * that saw 800000 pages/s: 200000 pages taken, which is the episode's peak
+ * per interval, as a sample a second after the last would have seen it.
+ * What was taken in all is the pages, whatever the sample's length; a
+ * sample later than an interval keeps its rate. */
+static void short_sample_counts_per_interval(void **state)
+{
+        (void)state;
+        struct episode_tracker t;
+        struct episode_stats ended;
+        episode_init(&t);
+        struct pressure p = interval(200000, 800000, 0, 0);
+        assert_int_equal(episode_step(&t, &params, &p, 10.25, 0.25, 10, &ended), 1);
+        assert_float_equal(t.cur.peak_demand_pages_per_sec, 200000, 1e-6);
+        assert_float_equal(t.cur.demand_pages, 200000, 1e-6);
+        p = interval(100000, 300000, 0, 0);
+        assert_int_equal(episode_step(&t, &params, &p, 12.25, 2, 10, &ended), 0);
+        assert_float_equal(t.cur.peak_demand_pages_per_sec, 300000, 1e-6);
+        assert_float_equal(t.cur.demand_pages, 800000, 1e-6);
 }
 
 /* The same fall as clean page cache (a reader filling it): kswapd gives it
@@ -132,6 +153,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(fall_towards_low_starts),
+                cmocka_unit_test(short_sample_counts_per_interval),
                 cmocka_unit_test(clean_fill_starts_nothing),
                 cmocka_unit_test(two_calm_samples_end_it),
                 cmocka_unit_test(stalls_keep_it_open),
