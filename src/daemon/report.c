@@ -11,8 +11,8 @@
 /* Decimal units, as the messages spell them (GB/s, MB/s). */
 #define BYTES_PER_GB 1e9
 #define BYTES_PER_MB 1e6
-/* Journal fields one event has room for. */
-#define REPORT_FIELDS_MAX 16
+_Static_assert(REPORT_FIELDS_MAX + 4 <= LOG_EVENT_FIELDS_MAX,
+               "log_event() adds MESSAGE, MESSAGE_ID, PRIORITY and SYSLOG_IDENTIFIER");
 
 void format_rate(char *buf, size_t size, double pages_per_sec)
 {
@@ -145,7 +145,18 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
                 return;
         char msg[REPORT_MSG_MAX];
         report_wsf_message(msg, sizeof(msg), d, acting);
+        struct log_field f[REPORT_FIELDS_MAX];
+        size_t n = report_wsf_fields(f, d, acting);
+        const char *id = d->reason == WSF_ADOPT ? MSGID_ADOPT :
+                         d->wsf_new > d->wsf_old ? MSGID_RAISE : MSGID_LOWER;
+        int prio = d->reason == WSF_RAISE_STALL || d->reason == WSF_LOWER_GUARD ? LOG_NOTICE : LOG_INFO;
+        if (d->reason == WSF_ADOPT)
+                prio = LOG_NOTICE;
+        log_event(l, prio, id, msg, f, n);
+}
 
+size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct decision *d, bool acting)
+{
         struct fields fs = { .n = 0 };
         field(&fs, "WSF_OLD", 0, (double)d->wsf_old);
         field(&fs, "WSF_NEW", 0, (double)d->wsf_new);
@@ -169,12 +180,8 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting)
         if (d->learned_wsf >= 0)
                 field(&fs, "LEARNED_WSF", 0, (double)d->learned_wsf);
         field(&fs, "STALLS", 0, (double)d->stalls);
-        const char *id = d->reason == WSF_ADOPT ? MSGID_ADOPT :
-                         d->wsf_new > d->wsf_old ? MSGID_RAISE : MSGID_LOWER;
-        int prio = d->reason == WSF_RAISE_STALL || d->reason == WSF_LOWER_GUARD ? LOG_NOTICE : LOG_INFO;
-        if (d->reason == WSF_ADOPT)
-                prio = LOG_NOTICE;
-        log_event(l, prio, id, msg, fs.f, fs.n);
+        memcpy(f, fs.f, fs.n * sizeof(fs.f[0]));
+        return fs.n;
 }
 
 void report_hold_message(char *msg, size_t size, const struct decision *d)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "forecast.h"
 #include "log.h"
@@ -33,6 +34,12 @@ void report_compact_message(char *msg, size_t size, const struct compact_order *
 void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b);
 void report_episode_message(char *msg, size_t size, const struct decision *d);
 void report_hold_message(char *msg, size_t size, const struct decision *d);
+
+/* The journal fields of a scale-factor decision, as report_wsf() sends
+ * them; how many. REPORT_FIELDS_MAX holds the most one can have (17: a
+ * forecast raise for a zone, of a learnt class). */
+#define REPORT_FIELDS_MAX 20
+size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct decision *d, bool acting);
 
 /* Pages per second as a person reads it: "1.2 GB/s". */
 void format_rate(char *buf, size_t size, double pages_per_sec);

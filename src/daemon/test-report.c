@@ -119,6 +119,34 @@ static void hold_changes(const struct logger *l)
         report_hold(l, &d);
 }
 
+static const char *field_value(const struct log_field *f, size_t n, const char *name)
+{
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(f[i].name, name) == 0)
+                        return f[i].value;
+        return NULL;
+}
+
+/* The most fields one decision has: a forecast raise for a zone, of a
+ * class with a learnt value. None is dropped (STALLS was, past 16, before
+ * 0.3.9). */
+static void fields_all_kept(void **state)
+{
+        (void)state;
+        struct decision d = {
+                .reason = WSF_RAISE_FORECAST, .wsf_old = 10, .wsf_new = 100, .ceiling = 1000,
+                .node = 0, .zone = "Normal", .secs_to_low = 6.4, .secs_to_min = 7.1, .drain = 89286,
+                .thp = 80000, .reclaim = 0, .reclaim_peak = 1000, .cover = 1, .stalls = 7,
+                .demand_class = 7, .learned_wsf = 40,
+        };
+        struct log_field f[REPORT_FIELDS_MAX];
+        size_t n = report_wsf_fields(f, &d, true);
+        assert_int_equal(n, 17);
+        assert_string_equal(field_value(f, n, "STALLS"), "7");
+        assert_string_equal(field_value(f, n, "LEARNED_WSF"), "40");
+        assert_string_equal(field_value(f, n, "COVER_SECONDS"), "1.000");
+}
+
 static void lines(void **state)
 {
         (void)state;
@@ -160,6 +188,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(lines),
+                cmocka_unit_test(fields_all_kept),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
