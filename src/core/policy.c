@@ -427,6 +427,17 @@ static long wsf_wakes_kswapd(const struct forecast *f)
         return w;
 }
 
+/* Lift a value above the baseline to the pace floor (policy.h), within
+ * the ceiling; whether it did. */
+static bool paced(long *wsf, long ceiling)
+{
+        long floor = POLICY_PACE_FLOOR < ceiling ? POLICY_PACE_FLOOR : ceiling;
+        if (*wsf >= floor)
+                return false;
+        *wsf = floor;
+        return true;
+}
+
 static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                        const struct forecast *f, struct decision *d)
 {
@@ -454,13 +465,24 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                         want = wake_now;
                         d->wake_capped = true;
                 }
+                /* ...but not below the pace floor: the cap saves what a
+                 * wider gap would evict later, not a kswapd that sleeps
+                 * again after one pass */
+                if (paced(&want, d->ceiling)) {
+                        d->paced = true;
+                        d->wake_capped = false;
+                }
                 long step = st->current / 10 > 1 ? (long)((double)st->current * RAISE_HYSTERESIS) : 1;
                 if (want - st->current >= step) {
                         v = want;
                         d->reason = up;
                 }
         } else if (st->current > st->baseline && calm(st, cfg, f->time)) {
-                v = target > st->baseline ? target : st->baseline;
+                v = target;     /* kept for what a recurring episode needs */
+                if (v <= st->baseline)
+                        v = st->baseline;
+                else
+                        paced(&v, d->ceiling);
                 if (v < st->current)
                         d->reason = WSF_LOWER_CALM;
         }

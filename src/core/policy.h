@@ -6,10 +6,11 @@
  * pressure episode starts (episode.h) to the value past episodes of its kind
  * needed (learn.h), or, for a kind never seen, to the value the measured
  * shortfall of kswapd calls for, grown while it does not hold; hold back
- * raises kswapd cannot use; give it back once the episode is over (a stall
- * is learnt from, not raised for); the bounds, the OOM guard, adopting an
- * administrator's value — and about compaction (only in calm, ahead of
- * demand, and the exponential back-off when it did not help). */
+ * raises kswapd cannot use; no raise below the pace floor; give it back
+ * once the episode is over (a stall is learnt from, not raised for); the
+ * bounds, the OOM guard, adopting an administrator's value — and about
+ * compaction (only in calm, ahead of demand, and the exponential back-off
+ * when it did not help). */
 #pragma once
 
 #include <stdbool.h>
@@ -31,6 +32,14 @@
  * mixed bench's irregular burst then stalled 606-958 times, against 0-728
  * with a whole interval. */
 #define POLICY_THP_COVER_INTERVALS 1.0
+/* The smallest value a raise goes to. Below it kswapd, once woken, is
+ * balanced again after a pass of the zones' summed high watermarks (~116 MB
+ * at the kernel's 10 on 24 GiB), sleeps, and is woken again within its
+ * tenth of a second while the allocations reclaim and compact themselves:
+ * recorded at 0.5 s beside JVM starts, 17-32 such quick re-wakes a run and
+ * 754-1113 stalls at 10, raises of 20-40 stalling too, none and 0-2 stalls
+ * at a standing 100 (bench/README.md, "0.3.8 outside"). */
+#define POLICY_PACE_FLOOR 100
 /* Like the kernel's COMPACT_MAX_DEFER_SHIFT: wait at most 64 intervals. */
 #define POLICY_MAX_DEFER_SHIFT 6
 
@@ -125,6 +134,7 @@ struct decision {
         double cover;                   /* seconds of shortfall the gap was sized for */
         double thp_cover;               /* seconds of the huge pages (of thp) it covers */
         bool wake_capped;               /* held to the value that puts low at free memory */
+        bool paced;                     /* lifted to POLICY_PACE_FLOOR */
         int demand_class;               /* learn_class_of() the episode's demand; -1 none */
         uint64_t stalls;
         bool episode_ended;             /* an episode ended at this sample: */

@@ -110,6 +110,23 @@ static void raise_that_holds_not_grown(void **state)
         sim_free(&s);
 }
 
+/* Free memory steady at `before` for 5 s, then a burst of huge pages at
+ * thp pages/s that leaves `after`; the second a decision changed the value
+ * (-1: none). */
+static int thp_burst(struct sim *s, uint64_t before, uint64_t after, uint64_t thp, struct decision *d)
+{
+        int raised = -1;
+        for (int t = 0; t <= 5 && raised < 0; t++) {
+                uint64_t free = t <= 4 ? before : after, huge = t <= 4 ? 0 : thp;
+                struct meminfo mem = { .mem_free = free, .active_file = PLENTY, .anon_huge = huge,
+                                       .anon_pages = huge, .parts_known = true };
+                struct synth_zone z = zone_free(free);
+                if (sim_step_mem(s, t, &z, 1, NULL, &mem, d) && d->reason != WSF_KEEP)
+                        raised = t;
+        }
+        return raised;
+}
+
 /* A burst of huge pages at 600000 pages/s that found 400000 pages free
  * (from 1000000): a gap for an interval of it is 600000 pages (1000), but
  * a gap wider than free memory above min (384000 pages, 640) would only
@@ -121,20 +138,37 @@ static void raise_held_where_it_wakes_kswapd(void **state)
         struct sim s;
         sim_init(&s, 10);
         struct decision d;
-        int raised = -1;
-        for (int t = 0; t <= 5 && raised < 0; t++) {
-                uint64_t free = t <= 4 ? 1000000 : 400000, thp = t <= 4 ? 0 : 600000;
-                struct meminfo mem = { .mem_free = free, .active_file = PLENTY, .anon_huge = thp,
-                                       .anon_pages = thp, .parts_known = true };
-                struct synth_zone z = zone_free(free);
-                if (sim_step_mem(&s, t, &z, 1, NULL, &mem, &d) && d.reason != WSF_KEEP)
-                        raised = t;
-        }
-        assert_int_equal(raised, 5);
+        assert_int_equal(thp_burst(&s, 1000000, 400000, 600000, &d), 5);
         assert_int_equal(d.reason, WSF_RAISE_FORECAST);
         assert_int_equal(d.wsf_new, wsf_for_gap(400000 - WMIN, MANAGED));
         assert_int_equal(d.wsf_new, 640);
         assert_true(d.wake_capped);
+        sim_free(&s);
+}
+
+/* A small burst of huge pages, 40000 pages/s with 300000 free: an
+ * interval of it is a gap of 40000 pages (67), but at that value kswapd,
+ * once woken, is balanced again after a pass and sleeps: lifted to the pace
+ * floor, said so; and no higher than the ceiling where that is lower. */
+static void small_raise_lifted_to_the_pace_floor(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        assert_int_equal(thp_burst(&s, 300000, 260000, 40000, &d), 5);
+        assert_int_equal(d.reason, WSF_RAISE_FORECAST);
+        assert_int_equal(d.thp, 40000);
+        assert_int_equal(d.wsf_new, POLICY_PACE_FLOOR);
+        assert_true(d.paced);
+        assert_false(d.wake_capped);
+        sim_free(&s);
+
+        sim_init(&s, 10);
+        s.p.policy.max_wsf = 50;
+        assert_int_equal(thp_burst(&s, 300000, 260000, 40000, &d), 5);
+        assert_int_equal(d.wsf_new, 50);
+        assert_int_equal(d.ceiling, 50);
         sim_free(&s);
 }
 
@@ -1455,6 +1489,7 @@ int main(void)
                 cmocka_unit_test(unknown_episode_sized_by_shortfall),
                 cmocka_unit_test(raise_that_holds_not_grown),
                 cmocka_unit_test(raise_held_where_it_wakes_kswapd),
+                cmocka_unit_test(small_raise_lifted_to_the_pace_floor),
                 cmocka_unit_test(heap_growth_kswapd_keeps_pace_keeps_the_raise),
                 cmocka_unit_test(raise_not_held_while_a_zone_has_free_memory),
                 cmocka_unit_test(demand_kswapd_absorbs_no_raise),

@@ -181,6 +181,30 @@ static void decision_why_round_trip(void **state)
         assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
         assert_float_equal(d->recur_due_in, -0.5, 1e-9);
 
+        /* lifted to the pace floor (0.3.9); before 0.3.9 there is no
+         * "paced": read as not lifted; anything but true or false refused */
+        td.d.paced = true;
+        free(line);
+        line = line_of(trace_decision_line(&td), &len);
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        assert_true(d->paced);
+        char *old = strdup(line);
+        assert_non_null(old);
+        cut_out(old, ",\"paced\":true");
+        assert_null(strstr(old, "paced"));
+        assert_int_equal(trace_parse_line(old, strlen(old), &rec, err, sizeof(err)), 0);
+        assert_false(rec.decision.d.paced);
+        free(old);
+        old = strdup(line);
+        assert_non_null(old);
+        char *at = strstr(old, "\"paced\":true");
+        assert_non_null(at);
+        memcpy(at, "\"paced\":1   ", strlen("\"paced\":true"));
+        assert_true(trace_parse_line(old, strlen(old), &rec, err, sizeof(err)) < 0);
+        assert_non_null(strstr(err, "paced"));
+        free(old);
+        td.d.paced = false;
+
         /* as 0.2 wrote it: no "thp_cover", the huge pages covered as long
          * as the rest */
         char *copy = strdup(line);

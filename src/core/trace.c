@@ -199,6 +199,7 @@ static json_object *why_json(int *err, const struct decision *d)
         json_object *w = json_object_new_object();
         json_put(err, w, "onset", json_object_new_boolean(d->onset));
         json_put(err, w, "wake_capped", json_object_new_boolean(d->wake_capped));
+        json_put(err, w, "paced", json_object_new_boolean(d->paced));
         json_put(err, w, "demand_class", json_object_new_int(d->demand_class));
         json_put(err, w, "learned_wsf", json_object_new_int64(d->learned_wsf));
         json_put(err, w, "recur_episodes", json_object_new_int64(d->recur.episodes));
@@ -570,6 +571,9 @@ static int parse_why(json_object *o, struct trace_decision *td, const struct per
         d->thp_cover = d->cover;
         if (json_object_object_get_ex(w, "thp_cover", NULL) &&
             (r = get_num(w, "thp_cover", 0, TRACE_MAX_FIGURE, false, &d->thp_cover, e)) < 0)
+                return r;
+        /* Later still (0.3.9): before it no raise was lifted to a floor. */
+        if (json_object_object_get_ex(w, "paced", NULL) && (r = get_bool(w, "paced", &d->paced, e)) < 0)
                 return r;
         d->demand_class = (int)class;
         d->learned_wsf = (long)learned;

@@ -133,10 +133,15 @@ void report_wsf_message(char *msg, size_t size, const struct decision *d, bool a
         report_reason(reason, sizeof(reason), d);
         const char *verb = d->reason == WSF_ADOPT ? "adopt" :
                            d->wsf_new > d->wsf_old ? "raise" : "lower";
-        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld%s: %s%s",
+        char paced[128] = "";
+        if (d->paced)
+                snprintf(paced, sizeof(paced), "; lifted to the pace floor (%d): below it kswapd, once woken, "
+                         "sleeps again after one pass", POLICY_PACE_FLOOR);
+        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld%s: %s%s%s",
                  acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new,
                  d->onset ? " at onset" : "", reason,
-                 d->wake_capped ? "; no more than puts low at free memory (kswapd wakes at once; a wider gap would only have it reclaim longer)" : "");
+                 d->wake_capped ? "; no more than puts low at free memory (kswapd wakes at once; a wider gap would only have it reclaim longer)" : "",
+                 paced);
 }
 
 void report_wsf(const struct logger *l, const struct decision *d, bool acting)
@@ -179,6 +184,8 @@ size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct dec
                 field(&fs, "DEMAND_CLASS", 0, d->demand_class);
         if (d->learned_wsf >= 0)
                 field(&fs, "LEARNED_WSF", 0, (double)d->learned_wsf);
+        if (d->paced)
+                field(&fs, "PACE_FLOOR", 0, POLICY_PACE_FLOOR);
         field(&fs, "STALLS", 0, (double)d->stalls);
         memcpy(f, fs.f, fs.n * sizeof(fs.f[0]));
         return fs.n;

@@ -36,8 +36,8 @@ void report_episode_message(char *msg, size_t size, const struct decision *d);
 void report_hold_message(char *msg, size_t size, const struct decision *d);
 
 /* The journal fields of a scale-factor decision, as report_wsf() sends
- * them; how many. REPORT_FIELDS_MAX holds the most one can have (17: a
- * forecast raise for a zone, of a learnt class). */
+ * them; how many. REPORT_FIELDS_MAX holds the most one can have (18: a
+ * forecast raise for a zone, of a learnt class, lifted to the pace floor). */
 #define REPORT_FIELDS_MAX 20
 size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct decision *d, bool acting);
 

@@ -119,6 +119,15 @@ static void hold_changes(const struct logger *l)
         report_hold(l, &d);
 }
 
+static void raise_paced(const struct logger *l)
+{
+        struct decision d = {
+                .reason = WSF_RAISE_LEARNED, .wsf_old = 10, .wsf_new = POLICY_PACE_FLOOR, .ceiling = 1000,
+                .node = -1, .drain = 60000, .demand_class = 6, .learned_wsf = 40, .onset = true, .paced = true,
+        };
+        report_wsf(l, &d, true);
+}
+
 static const char *field_value(const struct log_field *f, size_t n, const char *name)
 {
         for (size_t i = 0; i < n; i++)
@@ -128,23 +137,27 @@ static const char *field_value(const struct log_field *f, size_t n, const char *
 }
 
 /* The most fields one decision has: a forecast raise for a zone, of a
- * class with a learnt value. None is dropped (STALLS was, past 16, before
- * 0.3.9). */
+ * class with a learnt value, lifted to the pace floor. None is dropped
+ * (STALLS was, past 16, before 0.3.9). */
 static void fields_all_kept(void **state)
 {
         (void)state;
         struct decision d = {
-                .reason = WSF_RAISE_FORECAST, .wsf_old = 10, .wsf_new = 100, .ceiling = 1000,
+                .reason = WSF_RAISE_FORECAST, .wsf_old = 10, .wsf_new = POLICY_PACE_FLOOR, .ceiling = 1000,
                 .node = 0, .zone = "Normal", .secs_to_low = 6.4, .secs_to_min = 7.1, .drain = 89286,
                 .thp = 80000, .reclaim = 0, .reclaim_peak = 1000, .cover = 1, .stalls = 7,
-                .demand_class = 7, .learned_wsf = 40,
+                .demand_class = 7, .learned_wsf = 40, .paced = true,
         };
         struct log_field f[REPORT_FIELDS_MAX];
         size_t n = report_wsf_fields(f, &d, true);
-        assert_int_equal(n, 17);
+        assert_int_equal(n, 18);
         assert_string_equal(field_value(f, n, "STALLS"), "7");
+        assert_string_equal(field_value(f, n, "PACE_FLOOR"), "100");
         assert_string_equal(field_value(f, n, "LEARNED_WSF"), "40");
-        assert_string_equal(field_value(f, n, "COVER_SECONDS"), "1.000");
+        d.paced = false;
+        n = report_wsf_fields(f, &d, true);
+        assert_null(field_value(f, n, "PACE_FLOOR"));
+        assert_string_equal(field_value(f, n, "STALLS"), "7");
 }
 
 static void lines(void **state)
@@ -157,6 +170,10 @@ static void lines(void **state)
         capture(raise_by_learning, out, sizeof(out));
         assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 242 at onset: a pressure episode like earlier ones"));
         assert_non_null(strstr(out, "class 9): they needed 242"));
+        capture(raise_paced, out, sizeof(out));
+        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 100 at onset: a pressure episode like "
+                                    "earlier ones (demand 246 MB/s, class 6): they needed 40; lifted to the pace "
+                                    "floor (100): below it kswapd, once woken, sleeps again after one pass\n"));
         capture(lower_to_recurrence, out, sizeof(out));
         assert_non_null(strstr(out, "lower vm.watermark_scale_factor 474 -> 214: the workload stopped taking memory: "
                                     "no demand, stall or raise for the calm period; a recurring pressure episode "
