@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/file.h>
+#include <sys/statfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,17 +23,9 @@ int path_join(char *out, size_t outsz, const char *root, const char *path)
         return 0;
 }
 
-ssize_t read_file_at(const char *root, const char *path, char **buf, size_t *size)
+/* Read all of fd from offset 0 into *buf (NUL-terminated), growing it. */
+static ssize_t read_whole(int fd, char **buf, size_t *size)
 {
-        char full[PATH_MAX];
-        int r = path_join(full, sizeof(full), root, path);
-        if (r < 0)
-                return r;
-
-        _cleanup_close_ int fd = open(full, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-
         size_t len = 0;
         for (;;) {
                 if (!*buf || *size - len < 2) {
@@ -42,8 +36,9 @@ ssize_t read_file_at(const char *root, const char *path, char **buf, size_t *siz
                         *buf = nb;
                         *size = nsz;
                 }
-                /* /proc files must be read in one pass: a short read is not EOF. */
-                ssize_t n = read(fd, *buf + len, *size - len - 1);
+                /* /proc files must be read in one pass: a short read is not
+                 * EOF. pread from 0 makes a held seq_file's text anew. */
+                ssize_t n = pread(fd, *buf + len, *size - len - 1, (off_t)len);
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -55,6 +50,86 @@ ssize_t read_file_at(const char *root, const char *path, char **buf, size_t *siz
         }
         (*buf)[len] = '\0';
         return (ssize_t)len;
+}
+
+ssize_t read_file_at(const char *root, const char *path, char **buf, size_t *size)
+{
+        char full[PATH_MAX];
+        int r = path_join(full, sizeof(full), root, path);
+        if (r < 0)
+                return r;
+
+        _cleanup_close_ int fd = open(full, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        return read_whole(fd, buf, size);
+}
+
+/* The kernel makes these files' text anew at each read from offset 0, and
+ * nothing renames or unlinks them: an fd may be kept. */
+static bool kernel_made(int fd)
+{
+        struct statfs fs;
+        return fstatfs(fd, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
+}
+
+/* The fd to read f's file through: the held one, or one opened now --
+ * kept in f when the kernel makes the file, else returned in *once for
+ * the caller to close. */
+static int kfile_fd(struct kfile *f, const char *root, const char *path, int *once)
+{
+        *once = -1;
+        if (f->fd >= 0)
+                return f->fd;
+        char full[PATH_MAX];
+        int r = path_join(full, sizeof(full), root, path);
+        if (r < 0)
+                return r;
+        int fd = open(full, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (kernel_made(fd))
+                return f->fd = fd;
+        return *once = fd;
+}
+
+ssize_t kfile_read(struct kfile *f, const char *root, const char *path, char **buf, size_t *size)
+{
+        _cleanup_close_ int once = -1;
+        int fd = kfile_fd(f, root, path, &once);
+        if (fd < 0)
+                return fd;
+        ssize_t n = read_whole(fd, buf, size);
+        if (n < 0)
+                kfile_close(f);         /* the next read opens it again */
+        return n;
+}
+
+int kfile_read_long(struct kfile *f, const char *root, const char *path, long *out)
+{
+        _cleanup_close_ int once = -1;
+        int fd = kfile_fd(f, root, path, &once);
+        if (fd < 0)
+                return fd;
+        /* a sysctl's value is one short line, read whole in one call */
+        char buf[64];
+        ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+        if (n < 0) {
+                int e = -errno;
+                kfile_close(f);
+                return e;
+        }
+        if (n == 0)
+                return -ENODATA;
+        buf[n] = '\0';
+        return parse_long(buf, -0x7fffffffL, 0x7fffffffL, out);
+}
+
+void kfile_close(struct kfile *f)
+{
+        if (f->fd >= 0)
+                close(f->fd);
+        f->fd = -1;
 }
 
 int read_long_at(const char *root, const char *path, long *out)

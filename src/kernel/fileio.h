@@ -19,6 +19,22 @@ ssize_t read_file_at(const char *root, const char *path, char **buf, size_t *siz
 /* Read a single integer from a sysctl-like file at root + path. */
 int read_long_at(const char *root, const char *path, long *out);
 
+/* A kernel file read every cycle. On procfs and sysfs its fd is kept and
+ * read again from offset 0 (the kernel makes the text anew): no open,
+ * path walk and close each time. Anywhere else (a fixture tree, whose
+ * files tests replace) it is opened for each read. Start with
+ * KFILE_INIT; kfile_close() when done. */
+struct kfile {
+        int fd;
+};
+#define KFILE_INIT ((struct kfile){ .fd = -1 })
+
+/* read_file_at() and read_long_at() through f. A failed read closes a
+ * kept fd: the next read opens the file again. */
+ssize_t kfile_read(struct kfile *f, const char *root, const char *path, char **buf, size_t *size);
+int kfile_read_long(struct kfile *f, const char *root, const char *path, long *out);
+void kfile_close(struct kfile *f);
+
 /* 0 when dir is a directory owned by root or by this process's user that
  * neither its group nor others can write: nobody else can put a file in
  * it or take one away. -EPERM when not; -ENOTDIR; -ENOENT. */

@@ -25,6 +25,8 @@
 
 struct sample_reader {
         char *root;
+        /* read every cycle: kept open on the real /proc (fileio.h) */
+        struct kfile wsf_file, buddyinfo_file, zoneinfo_file;
         char *buf;
         size_t bufsz;
         struct zoneinfo zi;
@@ -69,6 +71,7 @@ int sample_reader_new(struct sample_reader **out, const char *root)
         if (!r)
                 return -ENOMEM;
         r->root = strdup(root ? root : "");
+        r->wsf_file = r->buddyinfo_file = r->zoneinfo_file = KFILE_INIT;
         r->last_wsf = -1;
         r->page_kb = sysconf(_SC_PAGESIZE) / MEMINFO_UNIT_BYTES;
         if (!r->root || r->page_kb <= 0) {
@@ -97,6 +100,9 @@ void sample_reader_free(struct sample_reader *r)
         if (r->mem_info)
                 procps_meminfo_unref(&r->mem_info);
         zoneinfo_free(&r->zi);
+        kfile_close(&r->wsf_file);
+        kfile_close(&r->buddyinfo_file);
+        kfile_close(&r->zoneinfo_file);
         free(r->buf);
         free(r->root);
         free(r);
@@ -187,7 +193,7 @@ const char *sample_reader_failed(const struct sample_reader *r)
 static int refresh_zoneinfo(struct sample_reader *r)
 {
         r->failed = "/proc/zoneinfo";
-        ssize_t n = read_file_at(r->root, "/proc/zoneinfo", &r->buf, &r->bufsz);
+        ssize_t n = kfile_read(&r->zoneinfo_file, r->root, "/proc/zoneinfo", &r->buf, &r->bufsz);
         if (n < 0)
                 return (int)n;
         struct zoneinfo zi;
@@ -209,14 +215,14 @@ int sample_read(struct sample_reader *r, struct sample *out)
         out->time = clock_secs(CLOCK_MONOTONIC);
 
         r->failed = "/proc/sys/vm/watermark_scale_factor";
-        int e = read_long_at(r->root, "/proc/sys/vm/watermark_scale_factor", &out->wsf);
+        int e = kfile_read_long(&r->wsf_file, r->root, "/proc/sys/vm/watermark_scale_factor", &out->wsf);
         if (e < 0)
                 return e;
         r->failed = "/proc/vmstat or /proc/meminfo (libproc2)";
         if ((e = read_counters(r, out)) < 0)
                 return e;
         r->failed = "/proc/buddyinfo";
-        ssize_t n = read_file_at(r->root, "/proc/buddyinfo", &r->buf, &r->bufsz);
+        ssize_t n = kfile_read(&r->buddyinfo_file, r->root, "/proc/buddyinfo", &r->buf, &r->bufsz);
         if (n < 0)
                 return (int)n;
         struct buddyinfo b;

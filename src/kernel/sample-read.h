@@ -2,7 +2,8 @@
  * /proc/zoneinfo (only when it may have changed), the scale factor, and the
  * /proc/vmstat and /proc/meminfo counters through libproc2, and hands the
  * text to the pure parsers of sample.h. Paths are read below a root prefix
- * so tests can use fixture trees. */
+ * so tests can use fixture trees; on the real /proc the files stay open
+ * between samples (struct kfile, fileio.h). */
 #pragma once
 
 #include <stdint.h>
