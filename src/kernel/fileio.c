@@ -52,19 +52,6 @@ static ssize_t read_whole(int fd, char **buf, size_t *size)
         return (ssize_t)len;
 }
 
-ssize_t read_file_at(const char *root, const char *path, char **buf, size_t *size)
-{
-        char full[PATH_MAX];
-        int r = path_join(full, sizeof(full), root, path);
-        if (r < 0)
-                return r;
-
-        _cleanup_close_ int fd = open(full, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        return read_whole(fd, buf, size);
-}
-
 /* The kernel makes these files' text anew at each read from offset 0, and
  * nothing renames or unlinks them: an fd may be kept. */
 static bool kernel_made(int fd)
@@ -132,19 +119,21 @@ void kfile_close(struct kfile *f)
         f->fd = -1;
 }
 
+/* The one-shot reads: a kfile closed again at once. */
+ssize_t read_file_at(const char *root, const char *path, char **buf, size_t *size)
+{
+        struct kfile f = KFILE_INIT;
+        ssize_t n = kfile_read(&f, root, path, buf, size);
+        kfile_close(&f);
+        return n;
+}
+
 int read_long_at(const char *root, const char *path, long *out)
 {
-        char buf[64], full[4096];
-        int r = path_join(full, sizeof(full), root, path);
-        if (r < 0)
-                return r;
-        _cleanup_fclose_ FILE *f = fopen(full, "re");
-        if (!f)
-                return -errno;
-        if (!fgets(buf, sizeof(buf), f))
-                return ferror(f) ? -EIO : -ENODATA;
-        /* cppcheck-suppress resourceLeak ; f is closed by _cleanup_fclose_ */
-        return parse_long(buf, -0x7fffffffL, 0x7fffffffL, out);
+        struct kfile f = KFILE_INIT;
+        int r = kfile_read_long(&f, root, path, out);
+        kfile_close(&f);
+        return r;
 }
 
 /* Give an fd just opened `mode` whatever the umask (as for a file that

@@ -29,8 +29,9 @@ struct kfile {
 };
 #define KFILE_INIT ((struct kfile){ .fd = -1 })
 
-/* read_file_at() and read_long_at() through f. A failed read closes a
- * kept fd: the next read opens the file again. */
+/* What read_file_at() and read_long_at() do (they are these on a kfile
+ * closed at once), through f. A failed read closes a kept fd: the next
+ * read opens the file again. */
 ssize_t kfile_read(struct kfile *f, const char *root, const char *path, char **buf, size_t *size);
 int kfile_read_long(struct kfile *f, const char *root, const char *path, long *out);
 void kfile_close(struct kfile *f);
