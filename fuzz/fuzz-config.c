@@ -14,7 +14,8 @@ static bool same(const struct config *a, const struct config *b)
                a->kswapd_rate_prior == b->kswapd_rate_prior &&
                a->trend_min_r2 == b->trend_min_r2 && a->oom_headroom == b->oom_headroom &&
                a->compaction == b->compaction && a->compaction_max_order == b->compaction_max_order &&
-               a->compaction_lead_time == b->compaction_lead_time && a->dry_run == b->dry_run &&
+               a->compaction_lead_time == b->compaction_lead_time && a->wake_kswapd == b->wake_kswapd &&
+               a->dry_run == b->dry_run &&
                a->log_level == b->log_level && strcmp(a->record, b->record) == 0 &&
                a->record_max_size == b->record_max_size && strcmp(a->metrics_dir, b->metrics_dir) == 0 &&
                a->metrics_interval == b->metrics_interval &&

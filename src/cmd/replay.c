@@ -14,6 +14,7 @@
 #include "config.h"
 #include "engine.h"
 #include "learn-file.h"
+#include "pulse.h"
 #include "report.h"
 #include "score.h"
 #include "trace-file.h"
@@ -57,7 +58,13 @@ struct replay {
         long max_diff, wsf_max;
         double sum_diff, wsf_max_t, above;
         char changes[2048];             /* the scale factor over time */
+        struct wake_state wake;         /* pulses that wake kswapd (wake.h) */
+        size_t wakes;
 };
+
+/* DMA32's vm.lowmem_reserve_ratio for the pulses: a trace does not record
+ * it, so the kernel's default is taken. */
+#define REPLAY_DMA32_RATIO 256
 
 static int action_of(const struct decision *d)
 {
@@ -326,6 +333,15 @@ static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errs
                 score_taken(&rp->score, s->time, taken_pages(&rp->engine.forecast));
         if ((rp->o.score && score_sample(rp, s, r == 1) < 0) || (r == 1 && take_decision(rp, s, &d) < 0))
                 return -ENOMEM;
+        struct wake_params wp = { .baseline = engine_baseline(&rp->engine), .lead = PULSE_LEAD_SECONDS,
+                                  .dma32_ratio = REPLAY_DMA32_RATIO };
+        struct wake_pulse pulse;
+        if (rp->cfg.wake_kswapd && wake_step(&rp->wake, s, &wp, &pulse)) {
+                char msg[REPORT_MSG_MAX];
+                report_wake_message(msg, sizeof(msg), &pulse, rp->header.page_size, false);
+                fprintf(rp->out, "%+8.1f s  %s\n", s->time - rp->t0, msg);
+                rp->wakes++;
+        }
         if (rp->o.csv)
                 csv_row(rp, s, recorded, r == 1, &d);
         rp->prev_allocstall = s->vm.allocstall;
@@ -386,6 +402,9 @@ static void print_summary(struct replay *rp)
         fprintf(o, "  scale factor: baseline %ld, highest %ld at %+.1f s, %ld at the end; above the baseline for %.1f of %.1f s\n",
                 engine_baseline(&rp->engine), rp->wsf_max, rp->wsf_max_t - rp->t0, rp->sim_wsf, rp->above, span);
         fprintf(o, "  scale factor over time: %s\n", rp->changes);
+        if (rp->cfg.wake_kswapd)
+                fprintf(o, "  pulses to wake kswapd before DMA32 runs out: %zu (their starts only: when each would end depends on reads between samples, which a trace does not carry; DMA32's lowmem_reserve_ratio taken as the kernel's default, %d)\n",
+                        rp->wakes, REPLAY_DMA32_RATIO);
         fprintf(o, "  samples taken early at an onset: %zu (replayed as recorded; when to take one is the daemon's: a trace of 'memoptimizer record' has none)\n",
                 rp->onset_samples);
         if (strcmp(rp->header.source, "daemon") != 0) {

@@ -366,3 +366,22 @@ double zone_unusable_index(const struct zone *z, unsigned nr_orders, unsigned k)
 {
         return unusable_index((double)z->free_pages, (double)zone_free_at_order(z, nr_orders, k));
 }
+
+int zoneinfo_zone_index(const char *zoneinfo, const char *name)
+{
+        int index = 0;
+        for (const char *line = zoneinfo; *line;) {
+                int node;
+                char zone[ZONE_NAME_MAX];
+                if (parse_zone_head(line, &node, zone) >= 0 && node == 0) {
+                        if (strcmp(zone, name) == 0)
+                                return index;
+                        index++;
+                }
+                const char *nl = strchr(line, '\n');
+                if (!nl)
+                        break;
+                line = nl + 1;
+        }
+        return -ENOENT;
+}

@@ -103,6 +103,11 @@ struct sample {
 int buddyinfo_parse(const char *text, struct buddyinfo *out);
 void buddyinfo_free(struct buddyinfo *b);
 
+/* Where zone `name` is in node 0's list in /proc/zoneinfo's text, which
+ * names every zone type in the kernel's order, populated or not: the index
+ * of its ratio. -ENOENT when node 0 has none of that name. */
+int zoneinfo_zone_index(const char *zoneinfo, const char *name);
+
 int zoneinfo_parse(const char *text, struct zoneinfo *out);
 void zoneinfo_free(struct zoneinfo *z);
 

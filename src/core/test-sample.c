@@ -313,9 +313,26 @@ static void unusable_index_of_zones(void **state)
         assert_float_equal(zone_unusable_index(&empty, 3, 1), 1, 0);     /* nothing free */
 }
 
+/* Node 0's zones in the kernel's order, populated or not. */
+static void zone_index(void **state)
+{
+        (void)state;
+        const char *zi = "Node 0, zone      DMA\n  per-node stats\n  pages free 3\n"
+                         "Node 0, zone    DMA32\n  pages free 9\n"
+                         "Node 0, zone   Normal\n  pages free 7\n"
+                         "Node 0, zone  Movable\n  pages free 0\n"
+                         "Node 1, zone   Normal\n  pages free 7\n";
+        assert_int_equal(zoneinfo_zone_index(zi, "DMA32"), 1);
+        assert_int_equal(zoneinfo_zone_index(zi, "Normal"), 2);
+        assert_int_equal(zoneinfo_zone_index(zi, "Movable"), 3);
+        assert_int_equal(zoneinfo_zone_index(zi, "Device"), -ENOENT);
+        assert_int_equal(zoneinfo_zone_index("", "Normal"), -ENOENT);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(zone_index),
                 cmocka_unit_test(x86_one_node),
                 cmocka_unit_test(empty_zone_skipped),
                 cmocka_unit_test(x86_two_nodes),

@@ -22,6 +22,7 @@
 #include "loop.h"
 #include "policy.h"
 #include "publish.h"
+#include "pulse.h"
 #include "recorder.h"
 #include "report.h"
 #include "sample-read.h"
@@ -57,6 +58,7 @@ struct daemon {
         struct publisher publisher;
         int exit_status;        /* non-zero: stopped for this reason */
         struct keeper keeper;   /* what was learnt, in the state directory */
+        struct pulse pulse;     /* waking kswapd before DMA32 runs out */
 };
 
 static bool acting(const struct daemon *d)
@@ -351,6 +353,8 @@ static void take_sample(struct daemon *d, bool onset)
         }
         if (r == 1 && d->rec)
                 record_check(d, recorder_decision(d->rec, d->sample.time, &dec, acting(d)), "");
+        pulse_sample(&d->pulse, sd_event_source_get_event(d->timer), &d->sample, engine_baseline(&d->engine),
+                     acting(d));
         publish(d, true, r == 1 ? &dec : NULL);
         watch_onset(d);
 }
@@ -411,7 +415,13 @@ static void reload_apply(struct daemon *d, struct config *c)
         if (c->window != d->cfg.window && engine_resize(&d->engine, c->window) < 0)
                 c->window = d->cfg.window;
         bool was_acting = acting(d), record_changed = strcmp(c->record, d->cfg.record) != 0;
+        bool wake_changed = c->wake_kswapd != d->cfg.wake_kswapd || c->dry_run != d->cfg.dry_run;
         d->cfg = *c;
+        if (wake_changed) {     /* a pulse in progress ends; set up anew */
+                pulse_stop(&d->pulse);
+                pulse_init(&d->pulse, d->opt->root, d->opt->state_dir, d->log, d->reader, d->page_size,
+                           c->wake_kswapd, acting(d));
+        }
         if (!record_changed && d->rec)
                 record_check(d, recorder_configure(d->rec, c->interval, c->record_max_size),
                              "restarted: the interval changed");
@@ -579,6 +589,8 @@ static int start(struct daemon *d, sd_event *e)
                 }
                 enter_monitor_only(d, r);
         }
+        pulse_init(&d->pulse, d->opt->root, d->opt->state_dir, d->log, d->reader, d->page_size,
+                   d->cfg.wake_kswapd, acting(d));
         if ((r = loop_timer_add(e, &d->timer, on_tick, d)) < 0 ||
             (r = sd_event_add_time_relative(e, &d->fast, CLOCK_MONOTONIC, UINT64_MAX / 2, 1000,
                                             on_fast_tick, d)) < 0 ||
@@ -606,6 +618,7 @@ int daemon_run(const struct daemon_options *opt, const struct config *cfg, struc
                         log_msg(log, LOG_ERR, "event loop failed: %s", strerror(-r));
         }
         sd_notify(false, "STOPPING=1");
+        pulse_stop(&d.pulse);
         if (d.baseline_known) {
                 restore(&d);
                 keeper_stop(&d.keeper, owns_state(&d));

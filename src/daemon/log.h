@@ -21,6 +21,8 @@
 #define MSGID_RESTORE      "9b333cc74221435da8711887535c19dd"
 #define MSGID_EPISODE      "69fc4fc1872f470a91b187c308ff607a"
 #define MSGID_HOLD         "5278a16c960145018ec6de89fd8be03b"
+#define MSGID_WAKE         "b1d306a3ff09438ab54b65487b496035"
+#define MSGID_WAKE_END     "6cc5569f521e4741a458000640b1f902"
 
 struct logger {
         int level;              /* LOG_ERR .. LOG_DEBUG */

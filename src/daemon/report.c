@@ -315,3 +315,49 @@ void report_backoff(const struct logger *l, const struct compact_backoff *b)
         field(&fs, "RETRY_SECONDS", 1, b->retry_in);
         log_event(l, LOG_NOTICE, MSGID_BACKOFF, msg, fs.f, fs.n);
 }
+
+static double pages_mb(uint64_t pages, long page_size)
+{
+        return (double)pages * (double)page_size / BYTES_PER_MB;
+}
+
+void report_wake_message(char *msg, size_t size, const struct wake_pulse *p, long page_size, bool acting)
+{
+        snprintf(msg, size,
+                 "%swake kswapd: DMA32 would be empty in %.1f s (%.0f MB fell in %.2f s, %.0f MB free) while node%d Normal sits at its low (%.0f MB free, low %.0f MB) and kswapd sleeps; the zones below Normal %s closed to it until Normal is at its high (%.0f MB)",
+                 acting ? "" : "would ", p->dma32_left, pages_mb(p->dma32_fell, page_size), p->interval,
+                 pages_mb(p->dma32_free, page_size), p->node, pages_mb(p->normal_free, page_size),
+                 pages_mb(p->normal_low, page_size), acting ? "are" : "would be",
+                 pages_mb(p->end_high, page_size));
+}
+
+void report_wake(const struct logger *l, const struct wake_pulse *p, long page_size, bool acting)
+{
+        char msg[REPORT_MSG_MAX];
+        report_wake_message(msg, sizeof(msg), p, page_size, acting);
+        struct fields fs = { .n = 0 };
+        field(&fs, "NODE", 0, p->node);
+        field(&fs, "DMA32_SECONDS_LEFT", 2, p->dma32_left);
+        field(&fs, "DMA32_FREE_PAGES", 0, (double)p->dma32_free);
+        field(&fs, "DMA32_FELL_PAGES", 0, (double)p->dma32_fell);
+        field(&fs, "NORMAL_FREE_PAGES", 0, (double)p->normal_free);
+        field(&fs, "NORMAL_WMARK_LOW", 0, (double)p->normal_low);
+        field(&fs, "NORMAL_WMARK_HIGH", 0, (double)p->normal_high);
+        log_event(l, LOG_INFO, MSGID_WAKE, msg, fs.f, fs.n);
+}
+
+void report_wake_end(const struct logger *l, const struct wake_pulse *p, enum wake_end e, uint64_t normal_free,
+                     double held, long page_size, int err)
+{
+        char msg[REPORT_MSG_MAX];
+        snprintf(msg, sizeof(msg), "%s after %.0f ms: %s (%.0f MB free)%s%s",
+                 err ? "could not open the zones below Normal again" : "zones below Normal open again",
+                 held * 1000, wake_end_name(e), pages_mb(normal_free, page_size),
+                 err ? ": " : "", err ? strerror(-err) : "");
+        struct fields fs = { .n = 0 };
+        field(&fs, "NODE", 0, p->node);
+        field(&fs, "HELD_SECONDS", 3, held);
+        field(&fs, "NORMAL_FREE_PAGES", 0, (double)normal_free);
+        field_str(&fs, "WAKE_END", e == WAKE_END_HIGH ? "high" : e == WAKE_END_NEAR_MIN ? "near-min" : "timeout");
+        log_event(l, err ? LOG_ERR : LOG_INFO, MSGID_WAKE_END, msg, fs.f, fs.n);
+}

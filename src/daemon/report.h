@@ -9,6 +9,7 @@
 #include "forecast.h"
 #include "log.h"
 #include "policy.h"
+#include "wake.h"
 
 /* `acting` is false in dry-run and monitor-only: messages say "would". */
 /* Why the scale factor decision was taken, for a person ("" for keep). */
@@ -23,6 +24,12 @@ void report_hold(const struct logger *l, const struct decision *d);
 /* An episode ended at this decision: what it showed and what was learnt. */
 void report_episode(const struct logger *l, const struct decision *d);
 
+/* A pulse that wakes kswapd (wake.h): its start, and its end with Normal's
+ * free pages then, `held` seconds in; err: the write that reopened failed. */
+void report_wake(const struct logger *l, const struct wake_pulse *p, long page_size, bool acting);
+void report_wake_end(const struct logger *l, const struct wake_pulse *p, enum wake_end e, uint64_t normal_free,
+                     double held, long page_size, int err);
+
 /* The same messages as text, for `memoptimizer replay`. A scale-factor
  * message is at most REPORT_REASON_MAX - 1 bytes of reason with its verb,
  * values and the wake-now note around it: REPORT_MSG_MAX holds it whole. */
@@ -34,6 +41,7 @@ void report_compact_message(char *msg, size_t size, const struct compact_order *
 void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b);
 void report_episode_message(char *msg, size_t size, const struct decision *d);
 void report_hold_message(char *msg, size_t size, const struct decision *d);
+void report_wake_message(char *msg, size_t size, const struct wake_pulse *p, long page_size, bool acting);
 
 /* The journal fields of a scale-factor decision, as report_wsf() sends
  * them; how many. REPORT_FIELDS_MAX holds the most one can have (18: a

@@ -103,6 +103,17 @@ static void compact_and_backoff(const struct logger *l)
         report_backoff(l, &b);
 }
 
+/* A pulse that wakes kswapd and its end, with 4 KiB pages. */
+static void wake_pulse(const struct logger *l)
+{
+        struct wake_pulse p = { .node = 0, .normal_free = 68600, .normal_min = 14769, .normal_low = 68711,
+                                .normal_high = 122653, .dma32_free = 150000, .dma32_fell = 80000,
+                                .interval = 1.0, .dma32_left = 1.2, .end_high = 122653, .end_floor = 28254 };
+        report_wake(l, &p, 4096, true);
+        report_wake_end(l, &p, WAKE_END_HIGH, 124000, 0.412, 4096, 0);
+        report_wake(l, &p, 4096, false);
+}
+
 /* Raises held back and allowed again: said once each, nothing while it
  * stays as it was. */
 static void hold_changes(const struct logger *l)
@@ -193,6 +204,13 @@ static void lines(void **state)
         assert_int_equal(strchr(out, '\n') != strrchr(out, '\n'), 1);     /* two lines */
         /* at a 250 ms interval a back-off is under a second: not "0 s" */
         assert_non_null(strstr(out, "next try in 0.5 s"));
+        capture(wake_pulse, out, sizeof(out));
+        assert_non_null(strstr(out, "wake kswapd: DMA32 would be empty in 1.2 s (328 MB fell in 1.00 s, 614 MB free) "
+                                    "while node0 Normal sits at its low (281 MB free, low 281 MB) and kswapd sleeps; "
+                                    "the zones below Normal are closed to it until Normal is at its high (502 MB)\n"));
+        assert_non_null(strstr(out, "zones below Normal open again after 412 ms: Normal at its high (508 MB free)\n"));
+        assert_non_null(strstr(out, "would wake kswapd: DMA32"));
+        assert_non_null(strstr(out, "the zones below Normal would be closed to it"));
         capture(hold_changes, out, sizeof(out));
         const char *gave_up = strstr(out, "holding back raises of vm.watermark_scale_factor: kswapd gave up reclaiming on node 1");
         const char *failing = strstr(out, "holding back raises of vm.watermark_scale_factor: kswapd scans 1.2 GB/s and reclaims 12 MB/s of it");

@@ -74,3 +74,36 @@ int actuate_restore(const char *root, long baseline, long ours, bool *restored)
                 *restored = true;
         return r;
 }
+
+int actuate_read_lowmem(const char *root, struct lowmem_ratio *out)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
+        ssize_t n = read_file_at(root, LOWMEM_PATH, &buf, &size);
+        if (n < 0)
+                return (int)n;
+        return lowmem_ratio_parse(buf, out);
+}
+
+int actuate_write_lowmem(const char *root, const struct lowmem_ratio *v)
+{
+        char buf[LOWMEM_MAX_ZONES * 12 + 2];
+        lowmem_ratio_format(v, buf, sizeof(buf));
+        return write_text(root, LOWMEM_PATH, buf);
+}
+
+int actuate_restore_lowmem(const char *root, const struct lowmem_ratio *boot, const struct lowmem_ratio *ours,
+                           bool *restored)
+{
+        struct lowmem_ratio now;
+        *restored = false;
+        int r = actuate_read_lowmem(root, &now);
+        if (r < 0)
+                return r;
+        if (!lowmem_ratio_equal(&now, ours) || lowmem_ratio_equal(&now, boot))
+                return 0;
+        r = actuate_write_lowmem(root, boot);
+        if (r == 0)
+                *restored = true;
+        return r;
+}

@@ -1,6 +1,7 @@
 /* actuate.h — the only code that writes to the kernel.
  *
- * Owns writing vm.watermark_scale_factor and the compaction triggers, and
+ * Owns writing vm.watermark_scale_factor, the compaction triggers and
+ * vm.lowmem_reserve_ratio (the pulse that wakes kswapd, wake.h), and
  * putting the baseline back on exit (the state file that lets a later
  * process do it is state.h's). Paths are below a root prefix ("" for
  * the real system) so tests can run against a temporary tree. Every function
@@ -10,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "wake.h"
 
 #define WSF_PATH "/proc/sys/vm/watermark_scale_factor"
 /* What any kernel accepts at most: 1..1000 before Linux 5.19, 1..3000
@@ -33,6 +35,15 @@ int actuate_compact_node(const char *root, int node, bool *all);
 /* Put `baseline` back unless somebody else changed the value since we last
  * wrote `ours`: then theirs stays. *restored says whether it was written. */
 int actuate_restore(const char *root, long baseline, long ours, bool *restored);
+
+/* vm.lowmem_reserve_ratio, closed and opened again to wake kswapd (wake.h). */
+#define LOWMEM_PATH "/proc/sys/vm/lowmem_reserve_ratio"
+int actuate_read_lowmem(const char *root, struct lowmem_ratio *out);
+int actuate_write_lowmem(const char *root, const struct lowmem_ratio *v);
+/* As actuate_restore(): `boot` back unless the value in force is no longer
+ * `ours` (then somebody else's stays). */
+int actuate_restore_lowmem(const char *root, const struct lowmem_ratio *boot, const struct lowmem_ratio *ours,
+                           bool *restored);
 
 /* errno values that mean "this process may not write here". */
 bool actuate_denied(int err);

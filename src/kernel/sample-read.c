@@ -190,6 +190,13 @@ const char *sample_reader_failed(const struct sample_reader *r)
         return r->failed ? r->failed : "/proc";
 }
 
+/* /proc/buddyinfo through the kept fd, parsed into b (the caller frees). */
+static int read_buddyinfo(struct sample_reader *r, struct buddyinfo *b)
+{
+        ssize_t n = kfile_read(&r->buddyinfo_file, r->root, "/proc/buddyinfo", &r->buf, &r->bufsz);
+        return n < 0 ? (int)n : buddyinfo_parse(r->buf, b);
+}
+
 static int refresh_zoneinfo(struct sample_reader *r)
 {
         r->failed = "/proc/zoneinfo";
@@ -222,11 +229,8 @@ int sample_read(struct sample_reader *r, struct sample *out)
         if ((e = read_counters(r, out)) < 0)
                 return e;
         r->failed = "/proc/buddyinfo";
-        ssize_t n = kfile_read(&r->buddyinfo_file, r->root, "/proc/buddyinfo", &r->buf, &r->bufsz);
-        if (n < 0)
-                return (int)n;
         struct buddyinfo b;
-        if ((e = buddyinfo_parse(r->buf, &b)) < 0)
+        if ((e = read_buddyinfo(r, &b)) < 0)
                 return e;
 
         /* The watermarks change with the scale factor; managed pages when
@@ -263,4 +267,34 @@ int free_bytes_quick(uint64_t *bytes)
                 return -errno;
         *bytes = (uint64_t)si.freeram * (uint64_t)si.mem_unit;
         return 0;
+}
+
+int zone_free_quick(struct sample_reader *r, int node, const char *zone, uint64_t *pages)
+{
+        struct buddyinfo b;
+        int e = read_buddyinfo(r, &b);
+        if (e < 0)
+                return e;
+        e = -ENOENT;
+        for (size_t i = 0; i < b.nr_zones && e < 0; i++) {
+                if (b.zones[i].node != node || strcmp(b.zones[i].name, zone) != 0)
+                        continue;
+                uint64_t sum = 0;
+                for (unsigned o = 0; o < b.nr_orders; o++)
+                        sum += b.zones[i].nr_free[o] << o;
+                *pages = sum;
+                e = 0;
+        }
+        buddyinfo_free(&b);
+        return e;
+}
+
+int zone_index_read(const char *root, const char *name)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t size = 0;
+        ssize_t n = read_file_at(root, "/proc/zoneinfo", &buf, &size);
+        if (n < 0)
+                return (int)n;
+        return zoneinfo_zone_index(buf, name);
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "build-config.h"
+#include "wake.h"
 
 /* The state file is written atomically (temporary file and rename) and
  * durably, mode 0644 whatever the umask; the lock is 0600. Loading refuses
@@ -34,6 +35,19 @@ int state_remove(const char *dir);
  * (nothing to do); -EBUSY: a daemon holds the instance lock, so it runs
  * and restores by itself. */
 int state_restore(const char *root, const char *dir, long *baseline, bool *restored);
+
+/* While the zones below Normal are closed to wake kswapd (wake.h): the
+ * lowmem file holds the ratio to put back and the one written, in the
+ * same safe directory, with the same rules as the state file. A daemon
+ * that dies mid-pulse leaves it for `restore` (ExecStopPost=) and for the
+ * next start. state_restore_lowmem() is state_restore()'s twin: the boot
+ * value back if ours is still in force, the file removed (also when
+ * corrupt); -ENOENT: none; -EBUSY: a daemon holds the lock. */
+#define STATE_LOWMEM_FILE "lowmem"
+int state_save_lowmem(const char *dir, const struct lowmem_ratio *boot, const struct lowmem_ratio *written);
+int state_load_lowmem(const char *dir, struct lowmem_ratio *boot, struct lowmem_ratio *written);
+int state_remove_lowmem(const char *dir);
+int state_restore_lowmem(const char *root, const char *dir, bool *restored);
 
 /* Take the single-instance lock in dir (created 0755 if missing). Returns an
  * fd to keep open, -EWOULDBLOCK when another instance holds it. */

@@ -16,6 +16,7 @@
 #include "actuate.h"
 #include "fileio.h"
 #include "state.h"
+#include "util.h"
 
 struct tree {
         char root[64];
@@ -36,6 +37,7 @@ static int setup(void **state)
         sh("mkdir -p $T/proc/sys/vm $T/sys/devices/system/node/node0 $T/state && "
            "echo 10 > $T/proc/sys/vm/watermark_scale_factor", t->root);
         sh("touch $T/sys/devices/system/node/node0/compact $T/proc/sys/vm/compact_memory", t->root);
+        sh("printf '256\\t256\\t32\\t0\\t0\\n' > $T/proc/sys/vm/lowmem_reserve_ratio", t->root);
         *state = t;
         return 0;
 }
@@ -339,6 +341,93 @@ static void tight_modes(void **state)
         }
 }
 
+
+static const struct lowmem_ratio boot_ratio = { 5, { 256, 256, 32, 0, 0 } };
+static const struct lowmem_ratio closed_ratio = { 5, { 1, 1, 32, 0, 0 } };
+
+/* The pulse's writes: the kernel's text read, ours written, the boot value
+ * back only over our own. */
+static void lowmem_write_and_restore(void **state)
+{
+        struct tree *t = *state;
+        struct lowmem_ratio r;
+        assert_int_equal(actuate_read_lowmem(t->root, &r), 0);
+        assert_true(lowmem_ratio_equal(&r, &boot_ratio));
+        assert_int_equal(actuate_write_lowmem(t->root, &closed_ratio), 0);
+        file_is(t->root, LOWMEM_PATH, "1 1 32 0 0\n");
+        bool restored = false;
+        assert_int_equal(actuate_restore_lowmem(t->root, &boot_ratio, &closed_ratio, &restored), 0);
+        assert_true(restored);
+        file_is(t->root, LOWMEM_PATH, "256 256 32 0 0\n");
+        /* an administrator's value stays */
+        sh("echo '64 64 32 0 0' > $T/proc/sys/vm/lowmem_reserve_ratio", t->root);
+        assert_int_equal(actuate_restore_lowmem(t->root, &boot_ratio, &closed_ratio, &restored), 0);
+        assert_false(restored);
+        file_is(t->root, LOWMEM_PATH, "64 64 32 0 0\n");
+        sh("echo 'what' > $T/proc/sys/vm/lowmem_reserve_ratio", t->root);
+        assert_int_equal(actuate_read_lowmem(t->root, &r), -EBADMSG);
+        assert_int_equal(actuate_restore_lowmem(t->root, &boot_ratio, &closed_ratio, &restored), -EBADMSG);
+        file_is(t->root, LOWMEM_PATH, "what\n");
+}
+
+/* The lowmem file: kept while closed, acted on by restore after a crash
+ * only while our value is in force, removed when done or corrupt, and
+ * left alone while a daemon holds the lock. */
+static void lowmem_restore_after_crash(void **state)
+{
+        struct tree *t = *state;
+        char dir[128];
+        snprintf(dir, sizeof(dir), "%s/state/memoptimizer", t->root);
+        struct lowmem_ratio b, w;
+        bool done = true;
+        assert_int_equal(state_load_lowmem(dir, &b, &w), -ENOENT);
+        assert_int_equal(state_restore_lowmem(t->root, dir, &done), -ENOENT);
+        assert_int_equal(state_save_lowmem(dir, &boot_ratio, &closed_ratio), 0);
+        assert_int_equal(state_load_lowmem(dir, &b, &w), 0);
+        assert_true(lowmem_ratio_equal(&b, &boot_ratio) && lowmem_ratio_equal(&w, &closed_ratio));
+
+        assert_int_equal(actuate_write_lowmem(t->root, &closed_ratio), 0);  /* the daemon died here */
+        int lock = state_lock(dir);
+        assert_true(lock >= 0);
+        assert_int_equal(state_restore_lowmem(t->root, dir, &done), -EBUSY);
+        file_is(t->root, LOWMEM_PATH, "1 1 32 0 0\n");
+        close(lock);
+        assert_int_equal(state_restore_lowmem(t->root, dir, &done), 0);
+        assert_true(done);
+        file_is(t->root, LOWMEM_PATH, "256 256 32 0 0\n");
+        assert_int_equal(state_load_lowmem(dir, &b, &w), -ENOENT);
+
+        assert_int_equal(state_save_lowmem(dir, &boot_ratio, &closed_ratio), 0);
+        sh("echo '64 64 32 0 0' > $T/proc/sys/vm/lowmem_reserve_ratio", t->root);
+        assert_int_equal(state_restore_lowmem(t->root, dir, &done), 0);
+        assert_false(done);
+        file_is(t->root, LOWMEM_PATH, "64 64 32 0 0\n");
+
+        const char *bad[] = { "boot=256 256 32 0 0\nwritten=1 1 32 0 0\n",            /* no pid */
+                              "boot=256 256 32 0 0\nwritten=1 1 32\npid=5\n",          /* lengths differ */
+                              "boot=256 x\nwritten=1 1\npid=5\n",
+                              "boot=1\nboot=1\nwritten=1\npid=5\n",
+                              "boot=1\nwritten=1\npid=5\nmore=1\n", "" };
+        for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+                char path[192];
+                snprintf(path, sizeof(path), "%s/lowmem", dir);
+                FILE *f = fopen(path, "we");
+                assert_non_null(f);
+                fputs(bad[i], f);
+                fclose(f);
+                assert_int_equal(state_load_lowmem(dir, &b, &w), -EBADMSG);
+                assert_int_equal(state_restore_lowmem(t->root, dir, &done), -EBADMSG);
+                assert_false(done);
+                assert_int_equal(state_load_lowmem(dir, &b, &w), -ENOENT);     /* removed */
+                file_is(t->root, LOWMEM_PATH, "64 64 32 0 0\n");
+        }
+        /* a link is never followed */
+        sh("ln -s /etc/passwd $T/state/memoptimizer/lowmem", t->root);
+        assert_int_equal(state_load_lowmem(dir, &b, &w), -ELOOP);
+        assert_int_equal(state_restore_lowmem(t->root, dir, &done), -ELOOP);
+        sh("rm $T/state/memoptimizer/lowmem", t->root);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -353,6 +442,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(state_path_not_followed, setup, teardown),
                 cmocka_unit_test_setup_teardown(single_instance_lock, setup, teardown),
                 cmocka_unit_test_setup_teardown(tight_modes, setup, teardown),
+                cmocka_unit_test_setup_teardown(lowmem_write_and_restore, setup, teardown),
+                cmocka_unit_test_setup_teardown(lowmem_restore_after_crash, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

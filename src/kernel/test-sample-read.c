@@ -97,11 +97,36 @@ static void node_unreclaimable_cleared_at_once(void **state)
         tree_remove(root);
 }
 
+/* What a pulse reads (pulse.h): one zone's free pages from buddyinfo alone,
+ * and a zone's place in zoneinfo's order (that of lowmem_reserve_ratio). */
+static void zone_quick_reads(void **state)
+{
+        (void)state;
+        char root[] = "/tmp/memoptimizer-test-XXXXXX";
+        struct sample_reader *r = tree_reader(root, 10);
+        uint64_t pages = 0;
+        assert_int_equal(zone_free_quick(r, 0, "Normal", &pages), 0);
+        assert_int_equal(pages, 250255);    /* Normal: sum of count << order */
+        assert_int_equal(zone_free_quick(r, 1, "Normal", &pages), -ENOENT);
+        assert_int_equal(zone_free_quick(r, 0, "Movable", &pages), -ENOENT);     /* not in buddyinfo */
+        assert_int_equal(zone_index_read(root, "DMA32"), 1);
+        assert_int_equal(zone_index_read(root, "Normal"), 2);
+        assert_int_equal(zone_index_read(root, "Device"), 4);
+        assert_int_equal(zone_index_read(root, "HighMem"), -ENOENT);
+        char path[512];
+        snprintf(path, sizeof(path), "%s/proc/buddyinfo", root);
+        assert_int_equal(truncate(path, 10), 0);
+        assert_int_equal(zone_free_quick(r, 0, "Normal", &pages), -EBADMSG);
+        sample_reader_free(r);
+        tree_remove(root);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(read_from_tree),
                 cmocka_unit_test(node_unreclaimable_cleared_at_once),
+                cmocka_unit_test(zone_quick_reads),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,214 @@
+/* When a pulse that wakes kswapd starts and ends, on synthetic samples of
+ * a node with DMA32 (3 GiB) and Normal (20 GiB) as this VM has them. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "wake.h"
+
+#define NORMAL_MANAGED 5394266
+#define DMA32_MANAGED 772917
+#define RESERVE (NORMAL_MANAGED / 256)  /* DMA32's against Normal at the boot ratio */
+
+static struct zone zones[2];
+
+static void zone_at(struct zone *z, const char *name, uint64_t managed, uint64_t min, long wsf, uint64_t free)
+{
+        memset(z, 0, sizeof(*z));
+        strcpy(z->name, name);
+        z->managed_pages = managed;
+        uint64_t gap = managed * (uint64_t)wsf / 10000;
+        z->wmark_min = min;
+        z->wmark_low = min + gap;
+        z->wmark_high = min + 2 * gap;
+        z->nr_free[0] = free;
+        zone_sum_orders(z, 11);
+}
+
+/* A sample at t: Normal's and DMA32's free pages, kswapd's scan count. */
+static struct sample at(double t, long wsf, uint64_t normal_free, uint64_t dma32_free, uint64_t pgscan_kswapd)
+{
+        zone_at(&zones[0], "DMA32", DMA32_MANAGED, 2116, wsf, dma32_free);
+        zone_at(&zones[1], "Normal", NORMAL_MANAGED, 14769, wsf, normal_free);
+        struct sample s = { .time = t, .wsf = wsf, .nr_orders = 11, .nr_zones = 2, .zones = zones };
+        s.vm.pgscan_kswapd = pgscan_kswapd;
+        return s;
+}
+
+static const struct wake_params params = { .baseline = 10, .lead = 2.0, .dma32_ratio = 256 };
+
+/* Normal's low at wsf 100 */
+#define LOW100 (14769 + NORMAL_MANAGED / 100)
+
+/* A raise in force, Normal at its low, DMA32 losing 80000 pages a second
+ * with 120000 left above its low and reserve (1.5 s), kswapd asleep. */
+static void starts_when_dma32_ends_soon(void **state)
+{
+        (void)state;
+        struct wake_state st;
+        struct wake_pulse p;
+        wake_init(&st);
+        uint64_t d32 = 120000 + 2116 + DMA32_MANAGED / 100 + RESERVE;
+        struct sample s = at(0, 100, LOW100, d32 + 80000, 500);
+        assert_false(wake_step(&st, &s, &params, &p));         /* nothing to compare with yet */
+        s = at(1, 100, LOW100, d32, 500);
+        assert_true(wake_step(&st, &s, &params, &p));
+        assert_int_equal(p.dma32_fell, 80000);
+        assert_true(p.dma32_left > 1.49 && p.dma32_left < 1.51);
+        assert_int_equal(p.end_high, zones[1].wmark_high);
+        assert_int_equal(p.end_floor, 14769 + (LOW100 - 14769) / 4);
+        assert_int_equal(st.dma32_free, d32);
+}
+
+/* The same fall with 3 s of DMA32 left starts nothing yet. */
+static void waits_while_dma32_lasts(void **state)
+{
+        (void)state;
+        struct wake_state st;
+        struct wake_pulse p;
+        wake_init(&st);
+        uint64_t floor = 2116 + DMA32_MANAGED / 100 + RESERVE;
+        struct sample s = at(0, 100, LOW100, floor + 320000, 500);
+        assert_false(wake_step(&st, &s, &params, &p));
+        s = at(1, 100, LOW100, floor + 240000, 500);
+        assert_false(wake_step(&st, &s, &params, &p));
+        s = at(2, 100, LOW100, floor + 160000, 500);             /* 2.0 s left: not less */
+        assert_false(wake_step(&st, &s, &params, &p));
+        s = at(3, 100, LOW100, floor + 80000, 500);              /* 1.0 s */
+        assert_true(wake_step(&st, &s, &params, &p));
+}
+
+/* A page-cache fill at the baseline (no raise in force) never starts one:
+ * the kernel's own order of zones is what the defaults do. */
+static void none_without_a_raise(void **state)
+{
+        (void)state;
+        struct wake_state st;
+        struct wake_pulse p;
+        wake_init(&st);
+        uint64_t low10 = 14769 + NORMAL_MANAGED / 1000;
+        struct sample s = at(0, 10, low10, 200000, 500);
+        assert_false(wake_step(&st, &s, &params, &p));
+        s = at(1, 10, low10, 100000, 500);
+        assert_false(wake_step(&st, &s, &params, &p));
+}
+
+/* kswapd already reclaiming (its scan count moved) needs no waking. */
+static void none_while_kswapd_runs(void **state)
+{
+        (void)state;
+        struct wake_state st;
+        struct wake_pulse p;
+        wake_init(&st);
+        struct sample s = at(0, 100, LOW100, 200000, 500);
+        assert_false(wake_step(&st, &s, &params, &p));
+        s = at(1, 100, LOW100, 100000, 9000);
+        assert_false(wake_step(&st, &s, &params, &p));
+}
+
+/* Normal well above its low (DMA32 is not what serves), or too near its
+ * min for a pulse's allocations to come from it: none. */
+static void none_unless_normal_at_low_with_room(void **state)
+{
+        (void)state;
+        struct wake_state st;
+        struct wake_pulse p;
+        uint64_t high100 = 14769 + 2 * (NORMAL_MANAGED / 100);
+        uint64_t near_min = 14769 + (LOW100 - 14769) / 2;
+        uint64_t cases[] = { high100, near_min };
+        for (size_t i = 0; i < 2; i++) {
+                wake_init(&st);
+                struct sample s = at(0, 100, cases[i], 200000, 500);
+                assert_false(wake_step(&st, &s, &params, &p));
+                s = at(1, 100, cases[i], 100000, 500);
+                assert_false(wake_step(&st, &s, &params, &p));
+        }
+        /* just inside both bounds: one */
+        wake_init(&st);
+        struct sample s = at(0, 100, near_min + 1, 200000, 500);
+        assert_false(wake_step(&st, &s, &params, &p));
+        s = at(1, 100, near_min + 1, 100000, 500);
+        assert_true(wake_step(&st, &s, &params, &p));
+}
+
+/* No DMA32 zone (most arm64 and large-memory layouts differ), a stray
+ * fall of a few pages, or samples a moment apart: none. */
+static void none_without_evidence(void **state)
+{
+        (void)state;
+        struct wake_state st;
+        struct wake_pulse p;
+        wake_init(&st);
+        struct sample s = at(0, 100, LOW100, 30000, 500);
+        s.nr_zones = 1;
+        strcpy(zones[0].name, "Normal");
+        assert_false(wake_step(&st, &s, &params, &p));
+        assert_false(st.seen);
+
+        wake_init(&st);
+        s = at(0, 100, LOW100, 30000, 500);
+        assert_false(wake_step(&st, &s, &params, &p));
+        s = at(1, 100, LOW100, 30000 - 200, 500);
+        assert_false(wake_step(&st, &s, &params, &p));
+        s = at(1.01, 100, LOW100, 10000, 500);
+        assert_false(wake_step(&st, &s, &params, &p));
+}
+
+static void ends(void **state)
+{
+        (void)state;
+        struct wake_pulse p = { .end_high = 1000, .end_floor = 100 };
+        assert_int_equal(wake_end_due(&p, 500, 0.02), WAKE_HOLD);
+        assert_int_equal(wake_end_due(&p, 1000, 0.02), WAKE_END_HIGH);
+        assert_int_equal(wake_end_due(&p, 100, 0.5), WAKE_END_NEAR_MIN);
+        assert_int_equal(wake_end_due(&p, 500, WAKE_MAX_SECONDS), WAKE_END_TIMEOUT);
+        assert_int_equal(wake_end_due(&p, 2000, WAKE_MAX_SECONDS), WAKE_END_HIGH);
+        assert_string_equal(wake_end_name(WAKE_END_NEAR_MIN), "Normal near its min");
+}
+
+/* The sysctl's text as the kernel writes it, and what is not it. */
+static void ratio_text(void **state)
+{
+        (void)state;
+        struct lowmem_ratio r, c;
+        char buf[64];
+        assert_int_equal(lowmem_ratio_parse("256\t256\t32\t0\t0\n", &r), 0);
+        assert_int_equal(r.n, 5);
+        assert_int_equal(r.v[1], 256);
+        assert_int_equal(r.v[2], 32);
+        lowmem_ratio_format(&r, buf, sizeof(buf));
+        assert_string_equal(buf, "256 256 32 0 0\n");
+        assert_int_equal(lowmem_ratio_closed(&r, 2, &c), 0);
+        lowmem_ratio_format(&c, buf, sizeof(buf));
+        assert_string_equal(buf, "1 1 32 0 0\n");
+        assert_false(lowmem_ratio_equal(&r, &c));
+        assert_int_equal(lowmem_ratio_parse(buf, &c), 0);
+        assert_true(lowmem_ratio_equal(&c, &c));
+        assert_int_equal(lowmem_ratio_closed(&r, 0, &c), -EINVAL);     /* nothing below */
+        assert_int_equal(lowmem_ratio_closed(&r, 5, &c), -EINVAL);
+        const char *bad[] = { "", "\n", "256 -1 32\n", "256 x\n", "256 256\n32\n", "2147483648\n",
+                              "1 2 3 4 5 6 7 8 9\n", "256 0x10\n", "256,256\n" };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                assert_int_equal(lowmem_ratio_parse(bad[i], &r), -EBADMSG);
+        assert_int_equal(lowmem_ratio_parse("2147483647", &r), 0);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(starts_when_dma32_ends_soon),
+                cmocka_unit_test(waits_while_dma32_lasts),
+                cmocka_unit_test(none_without_a_raise),
+                cmocka_unit_test(none_while_kswapd_runs),
+                cmocka_unit_test(none_unless_normal_at_low_with_room),
+                cmocka_unit_test(none_without_evidence),
+                cmocka_unit_test(ends),
+                cmocka_unit_test(ratio_text),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,165 @@
+#include "wake.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Less than this between two samples is no interval to measure a fall over. */
+#define WAKE_MIN_INTERVAL 0.05
+/* DMA32 must lose more than this in an interval (pages): the fast path is
+ * serving from it, not a stray allocation. */
+#define WAKE_MIN_FELL 256
+
+void wake_init(struct wake_state *st)
+{
+        *st = (struct wake_state){ 0 };
+}
+
+/* The DMA32 zone and the Normal zone of its node, if the sample has both. */
+static bool find_zones(const struct sample *s, const struct zone **normal, const struct zone **dma32)
+{
+        *normal = *dma32 = NULL;
+        for (size_t i = 0; i < s->nr_zones && !*dma32; i++)
+                if (strcmp(s->zones[i].name, "DMA32") == 0)
+                        *dma32 = &s->zones[i];
+        for (size_t i = 0; *dma32 && i < s->nr_zones && !*normal; i++)
+                if (s->zones[i].node == (*dma32)->node && strcmp(s->zones[i].name, "Normal") == 0)
+                        *normal = &s->zones[i];
+        return *normal && *dma32;
+}
+
+/* Normal at its low (the fast path goes on to DMA32 from there), with room
+ * above its min for the allocations a pulse sends to it. */
+static bool normal_ready(const struct zone *n)
+{
+        if (n->wmark_high < n->wmark_low || n->wmark_low < n->wmark_min)
+                return false;
+        bool at_low = n->free_pages <= n->wmark_low + (n->wmark_high - n->wmark_low) / 4;
+        bool room = n->free_pages > n->wmark_min + (n->wmark_low - n->wmark_min) / 2;
+        return at_low && room;
+}
+
+bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_params *prm,
+               struct wake_pulse *p)
+{
+        const struct zone *n, *d;
+        if (!find_zones(s, &n, &d)) {
+                wake_init(st);
+                return false;
+        }
+        struct wake_state last = *st;
+        *st = (struct wake_state){ .seen = true, .time = s->time, .pgscan_kswapd = s->vm.pgscan_kswapd,
+                                   .dma32_free = d->free_pages };
+        double dt = s->time - last.time;
+        if (!last.seen || dt < WAKE_MIN_INTERVAL || s->wsf <= prm->baseline)
+                return false;
+        bool asleep = s->vm.pgscan_kswapd == last.pgscan_kswapd;
+        uint64_t fell = last.dma32_free > d->free_pages ? last.dma32_free - d->free_pages : 0;
+        if (!asleep || fell <= WAKE_MIN_FELL || !normal_ready(n))
+                return false;
+        uint64_t reserve = prm->dma32_ratio > 0 ? n->managed_pages / (uint64_t)prm->dma32_ratio : 0;
+        uint64_t floor = d->wmark_low + reserve;
+        double left = d->free_pages > floor ? (double)(d->free_pages - floor) : 0;
+        double secs_left = left / ((double)fell / dt);
+        if (secs_left >= prm->lead)
+                return false;
+        *p = (struct wake_pulse){
+                .node = n->node,
+                .normal_free = n->free_pages, .normal_min = n->wmark_min,
+                .normal_low = n->wmark_low, .normal_high = n->wmark_high,
+                .dma32_free = d->free_pages, .dma32_fell = fell, .interval = dt,
+                .dma32_left = secs_left,
+                .end_high = n->wmark_high,
+                .end_floor = n->wmark_min + (n->wmark_low - n->wmark_min) / 4,
+        };
+        return true;
+}
+
+enum wake_end wake_end_due(const struct wake_pulse *p, uint64_t normal_free, double held)
+{
+        if (normal_free >= p->end_high)
+                return WAKE_END_HIGH;
+        if (normal_free <= p->end_floor)
+                return WAKE_END_NEAR_MIN;
+        if (held >= WAKE_MAX_SECONDS)
+                return WAKE_END_TIMEOUT;
+        return WAKE_HOLD;
+}
+
+const char *wake_end_name(enum wake_end e)
+{
+        switch (e) {
+        case WAKE_HOLD:
+                return "held";
+        case WAKE_END_HIGH:
+                return "Normal at its high";
+        case WAKE_END_NEAR_MIN:
+                return "Normal near its min";
+        case WAKE_END_TIMEOUT:
+                return "held for the longest a pulse lasts";
+        }
+        return "?";
+}
+
+int lowmem_ratio_parse(const char *text, struct lowmem_ratio *out)
+{
+        struct lowmem_ratio r = { 0 };
+        const char *p = text;
+        for (;;) {
+                p += strspn(p, " \t");
+                if (*p == '\n' || *p == '\0')
+                        break;
+                if (r.n == LOWMEM_MAX_ZONES || *p < '0' || *p > '9')
+                        return -EBADMSG;
+                long v = 0;
+                for (; *p >= '0' && *p <= '9'; p++) {
+                        if (v > (INT_MAX - (*p - '0')) / 10)
+                                return -EBADMSG;
+                        v = v * 10 + (*p - '0');
+                }
+                if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\0')
+                        return -EBADMSG;
+                r.v[r.n++] = v;
+        }
+        if (r.n == 0 || (*p == '\n' && p[1] != '\0'))
+                return -EBADMSG;
+        *out = r;
+        return 0;
+}
+
+void lowmem_ratio_format(const struct lowmem_ratio *r, char *buf, size_t size)
+{
+        size_t len = 0;
+        if (size == 0)
+                return;
+        buf[0] = '\0';
+        for (size_t i = 0; i < r->n && len < size; i++) {
+                int n = snprintf(buf + len, size - len, "%s%ld", i ? " " : "", r->v[i]);
+                if (n < 0)
+                        return;
+                len += (size_t)n;
+        }
+        if (len + 1 < size)
+                strcpy(buf + len, "\n");
+}
+
+bool lowmem_ratio_equal(const struct lowmem_ratio *a, const struct lowmem_ratio *b)
+{
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++)
+                if (a->v[i] != b->v[i])
+                        return false;
+        return true;
+}
+
+int lowmem_ratio_closed(const struct lowmem_ratio *boot, size_t normal, struct lowmem_ratio *closed)
+{
+        if (normal == 0 || normal >= boot->n)
+                return -EINVAL;
+        *closed = *boot;
+        for (size_t i = 0; i < normal; i++)
+                closed->v[i] = 1;
+        return 0;
+}
