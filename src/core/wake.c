@@ -141,7 +141,7 @@ void lowmem_ratio_format(const struct lowmem_ratio *r, char *buf, size_t size)
                 len += (size_t)n;
         }
         if (len + 1 < size)
-                strcpy(buf + len, "\n");
+                snprintf(buf + len, size - len, "\n");
 }
 
 bool lowmem_ratio_equal(const struct lowmem_ratio *a, const struct lowmem_ratio *b)
