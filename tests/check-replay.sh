@@ -222,5 +222,20 @@ gzip -dc "$trace" | sed '13s/,"stalls":0,"compact"/,"stalls":0,"why":{"onset":tr
 grep -q "(recorded: raise vm.watermark_scale_factor 10 -> 222 at onset: a pressure episode the value in force does not cover: demand 569 MB/s, 561 MB/s of it huge pages, which kswapd's reclaim (1.3 GB/s) does not make; the gap covers 1 s of them, and 1 s of the rest of the shortfall)" "$tmp/why.txt" ||
         bad "a recorded raise with why: $(grep -m1 'recorded:' "$tmp/why.txt")"
 
+# Pulses that wake kswapd are replayed from the samples: 0.3.10's outside
+# run of the 1277 stalls (bench/results/steps/kswapd-kick-b) sat with
+# Normal at its raised low while DMA32 drained and kswapd slept; with
+# wake_kswapd (the default) the replay says where a pulse would start,
+# and counts them; with wake_kswapd = no it says nothing of them.
+trace=$src/bench/results/steps/kswapd-kick-b/traces/outside-memoptimizer-other-3.jsonl.gz
+"$bin" replay "$trace" -c "$conf" > "$tmp/wake.txt"
+grep -q "+18.7 s  would wake kswapd: DMA32 would be empty in 1.7 s (302 MB fell in 1.00 s, 636 MB free) while node0 Normal sits at its low (282 MB free, low 281 MB)" "$tmp/wake.txt" ||
+        bad "no pulse replayed where DMA32 drained with kswapd asleep: $(grep -m1 'wake kswapd' "$tmp/wake.txt")"
+grep -q "pulses to wake kswapd before DMA32 runs out: [1-9][0-9]* (their starts only" "$tmp/wake.txt" ||
+        bad "the summary does not count the pulses: $(grep -m1 'pulses to wake' "$tmp/wake.txt")"
+printf 'wake_kswapd = no\n' > "$tmp/nowake.conf"
+"$bin" replay "$trace" -c "$tmp/nowake.conf" > "$tmp/nowake.txt"
+grep -q "wake kswapd" "$tmp/nowake.txt" && bad "pulses replayed with wake_kswapd = no"
+
 [ "$fail" -eq 0 ] && echo "PASS"
 exit "$fail"
