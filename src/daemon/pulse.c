@@ -20,28 +20,18 @@ static const char *lowmem_strerror(int err)
  * while its own value is still in force. */
 static void leftover(struct pulse *w)
 {
-        struct lowmem_ratio boot, written;
-        int r = state_load_lowmem(w->state_dir, &boot, &written);
+        bool restored = false;
+        int r = state_restore_lowmem_held(w->root, w->state_dir, &restored);
         if (r == -ENOENT)
                 return;
-        if (r < 0) {
-                log_msg(w->log, LOG_WARNING, "%s/" STATE_LOWMEM_FILE " %s; %s, vm.lowmem_reserve_ratio left as it is",
-                        w->state_dir, state_strerror(r), r == -EBADMSG ? "removed it" : "not acting on it");
-                if (r == -EBADMSG)
-                        state_remove_lowmem(w->state_dir);
-                return;
-        }
-        bool restored = false;
-        r = actuate_restore_lowmem(w->root, &boot, &written, &restored);
-        if (r < 0) {
-                log_msg(w->log, LOG_ERR, "a previous instance left vm.lowmem_reserve_ratio closed; cannot restore it: %s",
-                        lowmem_strerror(r));
-                return;
-        }
-        log_msg(w->log, LOG_NOTICE, "%s", restored ?
-                "a previous instance left the zones below Normal closed (vm.lowmem_reserve_ratio); restored its boot value" :
-                "a previous instance left a lowmem file, but vm.lowmem_reserve_ratio was changed since; left as it is");
-        state_remove_lowmem(w->state_dir);
+        if (r < 0)
+                log_msg(w->log, r == -EBADMSG ? LOG_WARNING : LOG_ERR,
+                        "%s/" STATE_LOWMEM_FILE ", left by a previous instance: %s; vm.lowmem_reserve_ratio left as it is",
+                        w->state_dir, r == -EBADMSG ? "not in the format memoptimizer writes, removed it" : state_strerror(r));
+        else
+                log_msg(w->log, LOG_NOTICE, "%s", restored ?
+                        "a previous instance left the zones below Normal closed (vm.lowmem_reserve_ratio); restored its boot value" :
+                        "a previous instance left a lowmem file, but vm.lowmem_reserve_ratio was changed since; left as it is");
 }
 
 void pulse_init(struct pulse *w, const char *root, const char *state_dir, const struct logger *log,

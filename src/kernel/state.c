@@ -231,6 +231,21 @@ int state_remove_lowmem(const char *dir)
         return remove_file(dir, STATE_LOWMEM_FILE);
 }
 
+int state_restore_lowmem_held(const char *root, const char *dir, bool *restored)
+{
+        struct lowmem_ratio boot, written;
+        *restored = false;
+        int r = state_load_lowmem(dir, &boot, &written);
+        if (r == 0)
+                r = actuate_restore_lowmem(root, &boot, &written, restored);
+        if (r == 0 || r == -EBADMSG) {
+                int e = state_remove_lowmem(dir);
+                if (r == 0)
+                        r = e;
+        }
+        return r;
+}
+
 int state_restore_lowmem(const char *root, const char *dir, bool *restored)
 {
         struct lowmem_ratio boot, written;
@@ -241,15 +256,7 @@ int state_restore_lowmem(const char *root, const char *dir, bool *restored)
         _cleanup_close_ int lock = state_lock(dir);
         if (lock < 0)
                 return lock == -EWOULDBLOCK ? -EBUSY : lock;
-        r = state_load_lowmem(dir, &boot, &written);
-        if (r == 0)
-                r = actuate_restore_lowmem(root, &boot, &written, restored);
-        if (r == 0 || r == -EBADMSG) {
-                int e = state_remove_lowmem(dir);
-                if (r == 0)
-                        r = e;
-        }
-        return r;
+        return state_restore_lowmem_held(root, dir, restored);
 }
 
 int state_lock(const char *dir)

@@ -48,6 +48,9 @@ int state_save_lowmem(const char *dir, const struct lowmem_ratio *boot, const st
 int state_load_lowmem(const char *dir, struct lowmem_ratio *boot, struct lowmem_ratio *written);
 int state_remove_lowmem(const char *dir);
 int state_restore_lowmem(const char *root, const char *dir, bool *restored);
+/* The same for a caller that holds the instance lock already (the daemon
+ * at start): -ENOENT when there is no file. */
+int state_restore_lowmem_held(const char *root, const char *dir, bool *restored);
 
 /* Take the single-instance lock in dir (created 0755 if missing). Returns an
  * fd to keep open, -EWOULDBLOCK when another instance holds it. */

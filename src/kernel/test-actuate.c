@@ -391,7 +391,14 @@ static void lowmem_restore_after_crash(void **state)
         assert_true(lock >= 0);
         assert_int_equal(state_restore_lowmem(t->root, dir, &done), -EBUSY);
         file_is(t->root, LOWMEM_PATH, "1 1 32 0 0\n");
+        /* the daemon at its next start holds the lock and acts itself */
+        assert_int_equal(state_restore_lowmem_held(t->root, dir, &done), 0);
+        assert_true(done);
+        file_is(t->root, LOWMEM_PATH, "256 256 32 0 0\n");
+        assert_int_equal(state_restore_lowmem_held(t->root, dir, &done), -ENOENT);
         close(lock);
+        assert_int_equal(actuate_write_lowmem(t->root, &closed_ratio), 0);  /* died again */
+        assert_int_equal(state_save_lowmem(dir, &boot_ratio, &closed_ratio), 0);
         assert_int_equal(state_restore_lowmem(t->root, dir, &done), 0);
         assert_true(done);
         file_is(t->root, LOWMEM_PATH, "256 256 32 0 0\n");
