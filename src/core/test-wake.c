@@ -169,6 +169,12 @@ static void ends(void **state)
         assert_int_equal(wake_end_due(&p, 500, WAKE_MAX_SECONDS), WAKE_END_TIMEOUT);
         assert_int_equal(wake_end_due(&p, 2000, WAKE_MAX_SECONDS), WAKE_END_HIGH);
         assert_string_equal(wake_end_name(WAKE_END_NEAR_MIN), "Normal near its min");
+        /* each end its own journal field, an unreadable Normal not "near min" */
+        assert_string_equal(wake_end_field(WAKE_END_HIGH), "high");
+        assert_string_equal(wake_end_field(WAKE_END_NEAR_MIN), "near-min");
+        assert_string_equal(wake_end_field(WAKE_END_TIMEOUT), "timeout");
+        assert_string_equal(wake_end_field(WAKE_END_UNREADABLE), "unreadable");
+        assert_string_equal(wake_end_name(WAKE_END_UNREADABLE), "Normal's free memory unreadable");
 }
 
 /* The sysctl's text as the kernel writes it, and what is not it. */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util.h"
+
 /* Less than this between two samples is no interval to measure a fall over. */
 #define WAKE_MIN_INTERVAL 0.05
 /* DMA32 must lose more than this in an interval (pages): the fast path is
@@ -87,19 +89,25 @@ enum wake_end wake_end_due(const struct wake_pulse *p, uint64_t normal_free, dou
         return WAKE_HOLD;
 }
 
+/* What each end is called in a log line and in the journal field WAKE_END. */
+static const struct {
+        const char *name, *field;
+} wake_ends[] = {
+        [WAKE_HOLD] = { "held", "held" },
+        [WAKE_END_HIGH] = { "Normal at its high", "high" },
+        [WAKE_END_NEAR_MIN] = { "Normal near its min", "near-min" },
+        [WAKE_END_TIMEOUT] = { "held for the longest a pulse lasts", "timeout" },
+        [WAKE_END_UNREADABLE] = { "Normal's free memory unreadable", "unreadable" },
+};
+
 const char *wake_end_name(enum wake_end e)
 {
-        switch (e) {
-        case WAKE_HOLD:
-                return "held";
-        case WAKE_END_HIGH:
-                return "Normal at its high";
-        case WAKE_END_NEAR_MIN:
-                return "Normal near its min";
-        case WAKE_END_TIMEOUT:
-                return "held for the longest a pulse lasts";
-        }
-        return "?";
+        return (size_t)e < ARRAY_SIZE(wake_ends) ? wake_ends[e].name : "?";
+}
+
+const char *wake_end_field(enum wake_end e)
+{
+        return (size_t)e < ARRAY_SIZE(wake_ends) ? wake_ends[e].field : "?";
 }
 
 int lowmem_ratio_parse(const char *text, struct lowmem_ratio *out)

@@ -59,6 +59,7 @@ enum wake_end {
         WAKE_END_HIGH,          /* Normal at its high: kswapd did its work */
         WAKE_END_NEAR_MIN,      /* Normal near its min: DMA32 is needed now */
         WAKE_END_TIMEOUT,       /* WAKE_MAX_SECONDS */
+        WAKE_END_UNREADABLE,    /* Normal's free pages could not be read: open at once */
 };
 
 void wake_init(struct wake_state *st);
@@ -73,6 +74,8 @@ bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_
 enum wake_end wake_end_due(const struct wake_pulse *p, uint64_t normal_free, double held);
 
 const char *wake_end_name(enum wake_end e);
+/* The journal field WAKE_END: high, near-min, timeout, unreadable. */
+const char *wake_end_field(enum wake_end e);
 
 /* vm.lowmem_reserve_ratio: one ratio per zone type, in the kernel's zone
  * order (DMA, DMA32, Normal, Movable, Device on x86-64). */

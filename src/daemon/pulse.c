@@ -86,7 +86,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
         double held = clock_secs(CLOCK_MONOTONIC) - w->started;
         uint64_t free = 0;
         int r = zone_free_quick(w->reader, w->now.node, "Normal", &free);
-        enum wake_end e = r < 0 ? WAKE_END_NEAR_MIN : wake_end_due(&w->now, free, held);
+        enum wake_end e = r < 0 ? WAKE_END_UNREADABLE : wake_end_due(&w->now, free, held);
         if (r < 0)
                 log_msg(w->log, LOG_WARNING, "reading /proc/buddyinfo during a pulse: %s; opening the zones below Normal at once",
                         strerror(-r));

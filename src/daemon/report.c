@@ -349,15 +349,18 @@ void report_wake(const struct logger *l, const struct wake_pulse *p, long page_s
 void report_wake_end(const struct logger *l, const struct wake_pulse *p, enum wake_end e, uint64_t normal_free,
                      double held, long page_size, int err)
 {
-        char msg[REPORT_MSG_MAX];
-        snprintf(msg, sizeof(msg), "%s after %.0f ms: %s (%.0f MB free)%s%s",
+        char msg[REPORT_MSG_MAX], free_mb[32] = "";
+        bool known = e != WAKE_END_UNREADABLE;
+        if (known)
+                snprintf(free_mb, sizeof(free_mb), " (%.0f MB free)", pages_mb(normal_free, page_size));
+        snprintf(msg, sizeof(msg), "%s after %.0f ms: %s%s%s%s",
                  err ? "could not open the zones below Normal again" : "zones below Normal open again",
-                 held * 1000, wake_end_name(e), pages_mb(normal_free, page_size),
-                 err ? ": " : "", err ? strerror(-err) : "");
+                 held * 1000, wake_end_name(e), free_mb, err ? ": " : "", err ? strerror(-err) : "");
         struct fields fs = { .n = 0 };
         field(&fs, "NODE", 0, p->node);
         field(&fs, "HELD_SECONDS", 3, held);
-        field(&fs, "NORMAL_FREE_PAGES", 0, (double)normal_free);
-        field_str(&fs, "WAKE_END", e == WAKE_END_HIGH ? "high" : e == WAKE_END_NEAR_MIN ? "near-min" : "timeout");
+        if (known)
+                field(&fs, "NORMAL_FREE_PAGES", 0, (double)normal_free);
+        field_str(&fs, "WAKE_END", wake_end_field(e));
         log_event(l, err ? LOG_ERR : LOG_INFO, MSGID_WAKE_END, msg, fs.f, fs.n);
 }

@@ -111,6 +111,7 @@ static void wake_pulse(const struct logger *l)
                                 .interval = 1.0, .dma32_left = 1.2, .end_high = 122653, .end_floor = 28254 };
         report_wake(l, &p, 4096, true);
         report_wake_end(l, &p, WAKE_END_HIGH, 124000, 0.412, 4096, 0);
+        report_wake_end(l, &p, WAKE_END_UNREADABLE, 0, 0.02, 4096, 0);
         report_wake(l, &p, 4096, false);
 }
 
@@ -209,6 +210,7 @@ static void lines(void **state)
                                     "while node0 Normal sits at its low (281 MB free, low 281 MB) and kswapd sleeps; "
                                     "the zones below Normal are closed to it until Normal is at its high (502 MB)\n"));
         assert_non_null(strstr(out, "zones below Normal open again after 412 ms: Normal at its high (508 MB free)\n"));
+        assert_non_null(strstr(out, "zones below Normal open again after 20 ms: Normal's free memory unreadable\n"));
         assert_non_null(strstr(out, "would wake kswapd: DMA32"));
         assert_non_null(strstr(out, "the zones below Normal would be closed to it"));
         capture(hold_changes, out, sizeof(out));
