@@ -8,10 +8,6 @@
 
 #include "state.h"
 
-static int restore_wsf(const char *root, const char *state_dir);
-
-/* For ExecStopPost=: whatever way the daemon ended, leave the machine as
- * the daemon found it. */
 /* vm.lowmem_reserve_ratio, if a daemon died while it had the zones below
  * Normal closed to wake kswapd: 0, or 1 after saying why not. */
 static int restore_lowmem(const char *root, const char *state_dir)
@@ -35,13 +31,6 @@ static int restore_lowmem(const char *root, const char *state_dir)
         fprintf(stderr, done ? "memoptimizer: restored vm.lowmem_reserve_ratio\n" :
                                "memoptimizer: vm.lowmem_reserve_ratio was changed by someone else; left as it is\n");
         return 0;
-}
-
-int restore_main(const char *root, const char *state_dir)
-{
-        int lowmem = restore_lowmem(root, state_dir);
-        int wsf = restore_wsf(root, state_dir);
-        return lowmem || wsf;
 }
 
 static int restore_wsf(const char *root, const char *state_dir)
@@ -75,4 +64,13 @@ static int restore_wsf(const char *root, const char *state_dir)
         else
                 fprintf(stderr, "memoptimizer: vm.watermark_scale_factor was changed by someone else; left as it is\n");
         return 0;
+}
+
+/* For ExecStopPost=: whatever way the daemon ended, leave the machine as
+ * the daemon found it. */
+int restore_main(const char *root, const char *state_dir)
+{
+        int lowmem = restore_lowmem(root, state_dir);
+        int wsf = restore_wsf(root, state_dir);
+        return lowmem || wsf;
 }

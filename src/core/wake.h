@@ -14,7 +14,7 @@
  * pulse starts -- DMA32 would be empty within `lead` seconds at the fall
  * it just had, kswapd asleep, a raise in force, Normal at its low with room
  * above its min -- and, from Normal's free pages read during it, when it
- * ends. The kernel side closes and opens (lowmem.h); the daemon times it. */
+ * ends. The kernel side closes and opens (actuate.h); the daemon times it. */
 #pragma once
 
 #include <stdbool.h>

@@ -140,7 +140,6 @@ static void close_zones(struct pulse *w, sd_event *e, const struct wake_pulse *p
         }
         w->now = *p;
         w->started = clock_secs(CLOCK_MONOTONIC);
-        w->count++;
         report_wake(w->log, p, w->page_size, true);
 }
 

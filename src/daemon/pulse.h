@@ -39,7 +39,6 @@ struct pulse {
         struct wake_pulse now;  /* the pulse in progress */
         sd_event_source *poll;  /* non-NULL while closed */
         double started;         /* monotonic seconds */
-        unsigned count;
 };
 
 /* Set up; logs why pulses are off when they cannot be made (no DMA32, an
