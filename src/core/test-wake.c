@@ -42,6 +42,20 @@ static struct sample at(double t, long wsf, uint64_t normal_free, uint64_t dma32
 
 static const struct wake_params params = { .baseline = 10, .lead = 2.0, .dma32_ratio = 256 };
 
+/* Two samples a second apart, kswapd's scan count 500 at the first: none
+ * starts at the first; whether one starts at the second. */
+static bool second_starts(long wsf, uint64_t normal_free, uint64_t dma32_from, uint64_t dma32_to,
+                          uint64_t pgscan_kswapd)
+{
+        struct wake_state st;
+        struct wake_pulse p;
+        wake_init(&st);
+        struct sample s = at(0, wsf, normal_free, dma32_from, 500);
+        assert_false(wake_step(&st, &s, &params, &p));
+        s = at(1, wsf, normal_free, dma32_to, pgscan_kswapd);
+        return wake_step(&st, &s, &params, &p);
+}
+
 /* Normal's low at wsf 100 */
 #define LOW100 (14769 + NORMAL_MANAGED / 100)
 
@@ -88,27 +102,15 @@ static void waits_while_dma32_lasts(void **state)
 static void none_without_a_raise(void **state)
 {
         (void)state;
-        struct wake_state st;
-        struct wake_pulse p;
-        wake_init(&st);
         uint64_t low10 = 14769 + NORMAL_MANAGED / 1000;
-        struct sample s = at(0, 10, low10, 200000, 500);
-        assert_false(wake_step(&st, &s, &params, &p));
-        s = at(1, 10, low10, 100000, 500);
-        assert_false(wake_step(&st, &s, &params, &p));
+        assert_false(second_starts(10, low10, 200000, 100000, 500));
 }
 
 /* kswapd already reclaiming (its scan count moved) needs no waking. */
 static void none_while_kswapd_runs(void **state)
 {
         (void)state;
-        struct wake_state st;
-        struct wake_pulse p;
-        wake_init(&st);
-        struct sample s = at(0, 100, LOW100, 200000, 500);
-        assert_false(wake_step(&st, &s, &params, &p));
-        s = at(1, 100, LOW100, 100000, 9000);
-        assert_false(wake_step(&st, &s, &params, &p));
+        assert_false(second_starts(100, LOW100, 200000, 100000, 9000));
 }
 
 /* Normal well above its low (DMA32 is not what serves), or too near its
@@ -116,24 +118,12 @@ static void none_while_kswapd_runs(void **state)
 static void none_unless_normal_at_low_with_room(void **state)
 {
         (void)state;
-        struct wake_state st;
-        struct wake_pulse p;
         uint64_t high100 = 14769 + 2 * (NORMAL_MANAGED / 100);
         uint64_t near_min = 14769 + (LOW100 - 14769) / 2;
-        uint64_t cases[] = { high100, near_min };
-        for (size_t i = 0; i < 2; i++) {
-                wake_init(&st);
-                struct sample s = at(0, 100, cases[i], 200000, 500);
-                assert_false(wake_step(&st, &s, &params, &p));
-                s = at(1, 100, cases[i], 100000, 500);
-                assert_false(wake_step(&st, &s, &params, &p));
-        }
+        assert_false(second_starts(100, high100, 200000, 100000, 500));
+        assert_false(second_starts(100, near_min, 200000, 100000, 500));
         /* just inside both bounds: one */
-        wake_init(&st);
-        struct sample s = at(0, 100, near_min + 1, 200000, 500);
-        assert_false(wake_step(&st, &s, &params, &p));
-        s = at(1, 100, near_min + 1, 100000, 500);
-        assert_true(wake_step(&st, &s, &params, &p));
+        assert_true(second_starts(100, near_min + 1, 200000, 100000, 500));
 }
 
 /* No DMA32 zone (most arm64 and large-memory layouts differ), a stray
