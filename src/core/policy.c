@@ -397,8 +397,12 @@ static bool calm(const struct policy_state *st, const struct policy_config *cfg,
 {
         if (now < st->recur_until)
                 return false;
-        if (st->recur_until > st->demand_end && st->recur_until > st->last_stall)
-                return true;    /* the recurring episode it was raised for never came */
+        /* The recurring episode it was raised for never came. Only a value
+         * raised for it: one a forecast raised and a recurrence found later
+         * merely covered is the calm period's to give back (an
+         * administrator's long calm_period was cut short here by 0.4.0). */
+        if (st->recur_raised && st->recur_until > st->demand_end && st->recur_until > st->last_stall)
+                return true;
         if (st->episodes.active && st->episodes.calm_samples == 0)
                 return false;   /* still taking memory */
         return now - st->demand_end >= cfg->calm_period && now - st->last_stall >= cfg->calm_period &&
@@ -489,8 +493,10 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
         if (d->reason == WSF_KEEP)
                 return;
         d->wsf_new = v;
-        if (v > st->current)
+        if (v > st->current) {
                 st->last_raise = f->time;
+                st->recur_raised = d->reason == WSF_RAISE_RECUR;
+        }
         st->current = v;
         st->last_change = f->time;
         if (cfg->writes)

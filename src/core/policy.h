@@ -82,6 +82,7 @@ struct policy_state {
         double episode_end;             /* sample time the last episode ended */
         double demand_end;              /* the last sample of an episode's demand */
         double recur_until;             /* a raise for a recurring episode holds until then */
+        bool recur_raised;              /* the last raise was that one: given back once it is overdue */
         /* Between samples, watch free memory while an episode's onset could
          * bring it to low within the horizon, and sample at once when it
          * falls faster than the trigger rate (the daemon's fast path). */

@@ -902,6 +902,36 @@ static void recurring_episode_anticipated(void **state)
         sim_free(&s);
 }
 
+/* The same train with a calm period of ten minutes: the value raised at
+ * the first dip's onset is held through the train, which the recurring
+ * pattern is then found in. When the fifth never comes, the value stays:
+ * it was not raised for the recurrence, and the administrator's calm
+ * period holds it. 0.4.0 gave it back at 53, three seconds after the
+ * fourth dip, as if a raise for that one had found it never came, and
+ * raised for the fifth at 62. */
+static void calm_period_holds_what_a_recurrence_did_not_raise(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        s.p.policy.calm_period = 600;
+        struct decision d;
+        int raises = 0, recur_raises = 0, lowers = 0;
+        for (int t = 0; t <= 80; t++) {
+                struct synth_zone z = zone_free(train(t));
+                if (!sim_step(&s, t, &z, 1, NULL, PLENTY, &d) || d.reason == WSF_KEEP)
+                        continue;
+                raises += d.wsf_new > d.wsf_old;
+                recur_raises += d.reason == WSF_RAISE_RECUR;
+                lowers += d.reason == WSF_LOWER_CALM;
+        }
+        assert_true(raises >= 1);
+        assert_int_equal(recur_raises, 0);      /* the value in force covered each one */
+        assert_int_equal(lowers, 0);
+        assert_true(s.kernel_wsf > 10);
+        sim_free(&s);
+}
+
 /* A train of bursts that hold their memory until just before the next
  * (free memory stays below the raised high, so each episode is still open
  * when its demand has stopped for the calm period). From the third burst
@@ -1510,6 +1540,7 @@ int main(void)
                 cmocka_unit_test(late_spike_not_learnt_as_onset),
                 cmocka_unit_test(stall_with_gap_left_not_learnt_larger),
                 cmocka_unit_test(recurring_episode_anticipated),
+                cmocka_unit_test(calm_period_holds_what_a_recurrence_did_not_raise),
                 cmocka_unit_test(burst_end_given_back_to_the_recurrence),
                 cmocka_unit_test(compaction_stall_compacts),
                 cmocka_unit_test(stall_raises_nothing_and_holds_the_value),
