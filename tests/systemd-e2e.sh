@@ -16,7 +16,8 @@
 #
 # Prints PASS/FAIL per check and exits non-zero if any failed. Whatever
 # happens, it kills its allocator, powers the container off and puts the
-# host's vm.watermark_scale_factor back to the value it had at the start.
+# host's vm.watermark_scale_factor and vm.lowmem_reserve_ratio back to the
+# values they had at the start.
 set -uo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,6 +73,8 @@ while [ -n "$(others)" ]; do
 done
 [ "$waited" -gt 0 ] && echo "they ended after $waited s"
 START_WSF=$(host_wsf)
+LOWMEM=/proc/sys/vm/lowmem_reserve_ratio
+START_LOWMEM=$(tr -s ' \t' ' ' < "$LOWMEM" | sed 's/ $//')
 echo "host vm.watermark_scale_factor at start: $START_WSF"
 [ "$START_WSF" -lt "$MAX_WSF" ] ||
         { echo "SKIP: the host's scale factor $START_WSF is not below the test's max_wsf $MAX_WSF; nothing to raise"; exit 77; }
@@ -118,6 +121,10 @@ cleanup() {
         if [ "$(host_wsf)" != "$START_WSF" ]; then
                 echo "cleanup: host vm.watermark_scale_factor is $(host_wsf); writing back $START_WSF"
                 echo "$START_WSF" > "$WSF"
+        fi
+        if [ "$(tr -s ' \t' ' ' < "$LOWMEM" | sed 's/ $//')" != "$START_LOWMEM" ]; then
+                echo "cleanup: host vm.lowmem_reserve_ratio is $(cat "$LOWMEM"); writing back $START_LOWMEM"
+                echo "$START_LOWMEM" > "$LOWMEM"
         fi
         rm -f "$E2E/nspawn.pid"
         [ "$rc" -eq 0 ] || echo "cleanup: allocator stopped, container off, host vm.watermark_scale_factor $(host_wsf)"
@@ -440,6 +447,51 @@ INV=$(invocation)
 check "restarted instance took baseline $START_WSF" \
         [ "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" MESSAGE_ID=$MSGID_START -o export | sed -n 's/^WSF_BASELINE=//p')" = "$START_WSF" ]
 check "host still at $START_WSF with the restarted instance running" [ "$(host_wsf)" = "$START_WSF" ]
+
+# ---------------------------------------------------------------- a pulse left behind
+# A daemon killed mid-pulse leaves vm.lowmem_reserve_ratio closed (the zones
+# below Normal at 1) and its lowmem file in the runtime directory. Under the
+# unit's sandbox the next start, and ExecStopPost='s `memoptimizer restore`,
+# must be able to write the boot value back. Made here by hand: the file as
+# the daemon writes it and the closed value on the host, a few seconds on a
+# calm machine (cleanup puts the start value back whatever happens).
+say "a pulse left behind: lowmem_reserve_ratio closed by an instance that died"
+lowmem_host() { tr -s ' \t' ' ' < "$LOWMEM" | sed 's/ $//'; }
+# x86-64's zone order: DMA, DMA32, Normal; the zones below Normal closed.
+lowmem_closed=$(lowmem_host | awk '{ $1 = 1; $2 = 1; print }')
+lowmem_file() {
+        IN sh -c "mkdir -p /run/memoptimizer && printf 'boot=%s\nwritten=%s\npid=1\n' '$START_LOWMEM' '$lowmem_closed' > /run/memoptimizer/lowmem"
+}
+if [ "$(awk '/^Node 0, zone/ { n++; if ($4 == "Normal") print n - 1 }' /proc/zoneinfo)" != 2 ]; then
+        echo "SKIPPED (not counted as a pass): Normal is not node 0's third zone here"
+else
+        IN systemctl stop memoptimizer
+        lowmem_file
+        echo "$lowmem_closed" > "$LOWMEM"
+        echo "host lowmem_reserve_ratio: $(lowmem_host); $(IN cat /run/memoptimizer/lowmem | tr '\n' ' ')"
+        k0=$(date +%s.%N)
+        IN systemctl start memoptimizer
+        INV=$(invocation)
+        check "the next start put the boot lowmem_reserve_ratio back ($(lowmem_host))" [ "$(lowmem_host)" = "$START_LOWMEM" ]
+        check "and removed the lowmem file" IN test ! -e /run/memoptimizer/lowmem
+        check "journal says it restored what a previous instance left" \
+                grep -q "a previous instance left the zones below Normal closed" \
+                <<< "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" -o cat)"
+        lowmem_file
+        echo "$lowmem_closed" > "$LOWMEM"
+        echo "host lowmem_reserve_ratio: $(lowmem_host); systemctl kill -s KILL memoptimizer"
+        k0=$(date +%s.%N)
+        IN systemctl kill -s KILL memoptimizer
+        lowmem_back() { [ "$(lowmem_host)" = "$START_LOWMEM" ]; }
+        wait_for 15 "lowmem_reserve_ratio back" lowmem_back || true
+        echo "after $(since "$k0") s: host lowmem_reserve_ratio $(lowmem_host)"
+        check "after SIGKILL ExecStopPost= (memoptimizer restore) put the boot lowmem_reserve_ratio back" lowmem_back
+        check "journal has restore's 'restored vm.lowmem_reserve_ratio'" \
+                grep -q "restored vm.lowmem_reserve_ratio" <<< "$(IN journalctl -b _SYSTEMD_INVOCATION_ID="$INV" -o cat)"
+        wait_for 20 "the restarted service" sh -c "[ \"\$(nsenter -t $LEADER -a systemctl is-active memoptimizer)\" = active ]" || true
+        check "restarted and active" [ "$(IN systemctl is-active memoptimizer)" = active ]
+        INV=$(invocation)
+fi
 
 # ---------------------------------------------------------------- learned state
 say "learned state: an episode ends, the daemon stops, the next start reads it; forget"
