@@ -393,15 +393,21 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
  * recurring episode due. A raise for a recurring episode that did not come
  * is given back as soon as it is overdue: a pattern that stops costs at
  * most its lead and tolerance. */
+/* The recurring episode the value was raised for never came. Only a value
+ * raised for it: one a forecast raised and a recurrence found later merely
+ * covered is the calm period's to give back (an administrator's long
+ * calm_period was cut short here by 0.4.0). */
+static bool recur_overdue(const struct policy_state *st, double now)
+{
+        return now >= st->recur_until && st->recur_raised && st->recur_until > st->demand_end &&
+               st->recur_until > st->last_stall;
+}
+
 static bool calm(const struct policy_state *st, const struct policy_config *cfg, double now)
 {
         if (now < st->recur_until)
                 return false;
-        /* The recurring episode it was raised for never came. Only a value
-         * raised for it: one a forecast raised and a recurrence found later
-         * merely covered is the calm period's to give back (an
-         * administrator's long calm_period was cut short here by 0.4.0). */
-        if (st->recur_raised && st->recur_until > st->demand_end && st->recur_until > st->last_stall)
+        if (recur_overdue(st, now))
                 return true;
         if (st->episodes.active && st->episodes.calm_samples == 0)
                 return false;   /* still taking memory */
@@ -487,8 +493,10 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                         v = st->baseline;
                 else
                         paced(&v, d->ceiling);
-                if (v < st->current)
+                if (v < st->current) {
                         d->reason = WSF_LOWER_CALM;
+                        d->recur_overdue = recur_overdue(st, f->time);
+                }
         }
         if (d->reason == WSF_KEEP)
                 return;

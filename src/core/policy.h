@@ -148,6 +148,7 @@ struct decision {
         double hold_scan, hold_steal;   /* kswapd's window rates (HOLD_KSWAPD_FAILING), pages/s */
         struct recurrence recur;        /* the recurring pattern seen, if any */
         double recur_due_in;            /* seconds until its next episode is due */
+        bool recur_overdue;             /* lowered: the recurring episode raised for did not come */
         size_t nr_compact, nr_backoff;
         struct compact_order compact[POLICY_NODE_CAP];
         struct compact_backoff backoff[POLICY_NODE_CAP];

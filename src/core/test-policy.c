@@ -879,11 +879,13 @@ static void recurring_episode_anticipated(void **state)
         struct sim s;
         sim_init(&s, 10);
         struct decision d;
-        int recur_raise[4], nr = 0, lowered_at = -1;
+        int recur_raise[4], nr = 0, lowered_at = -1, overdue = 0, overdue_at = -1;
         for (int t = 0; t <= 80; t++) {
                 struct synth_zone z = zone_free(train(t));
                 if (!sim_step(&s, t, &z, 1, NULL, PLENTY, &d) || d.reason == WSF_KEEP)
                         continue;
+                if (d.recur_overdue)            /* only the lowering at 68 says so */
+                        overdue++, overdue_at = t;
                 if (d.reason == WSF_RAISE_RECUR) {
                         assert_true(nr < 4);
                         recur_raise[nr++] = t;
@@ -898,6 +900,8 @@ static void recurring_episode_anticipated(void **state)
         assert_int_equal(recur_raise[0], 47);
         assert_int_equal(recur_raise[1], 62);
         assert_int_equal(lowered_at, 68);
+        assert_int_equal(overdue, 1);
+        assert_int_equal(overdue_at, 68);
         assert_int_equal(s.kernel_wsf, 10);
         sim_free(&s);
 }

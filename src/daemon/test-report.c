@@ -81,6 +81,9 @@ static void lower_to_recurrence(const struct logger *l)
         d.wsf_new = 10;
         d.recur = (struct recurrence){ 0 };
         report_wsf(l, &d, true);
+        d.wsf_old = 214;
+        d.recur_overdue = true;         /* raised for one that never came */
+        report_wsf(l, &d, true);
 }
 
 static void raise_by_stall(const struct logger *l)
@@ -192,6 +195,8 @@ static void lines(void **state)
                                     "(every 6.0 s, 3 in a row) is due in 1.0 s and its kind needs 214"));
         assert_non_null(strstr(out, "(every 6.0 s, 3 in a row) was due 0.5 s ago and its kind needs 214"));
         assert_non_null(strstr(out, "474 -> 10: the workload stopped taking memory: no demand, stall or raise for the calm period\n"));
+        assert_non_null(strstr(out, "214 -> 10: the recurring pressure episode it was raised for has not come a "
+                                    "quarter period after it was due\n"));
         capture(raise_by_stall, out, sizeof(out));
         assert_non_null(strstr(out, "would raise vm.watermark_scale_factor 10 -> 71: 65 stalls in the last interval"));
         assert_non_null(strstr(out, "the gap grows by 1.5 times the shortfall"));
