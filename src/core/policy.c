@@ -383,16 +383,6 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
         return target;
 }
 
-/* Give the memory back once the workload has stopped taking memory: no
- * demand (and no stall, no raise) for the calm period -- not once the
- * episode is over. An episode ends with free memory back above high, and a
- * raised high is reached only by kswapd evicting page cache up to it after
- * the demand has gone (the bench's reader then read 3-5 GB back at this
- * VM's host-fault speed: 1 GB/s instead of 10 for a whole calm phase).
- * If the demand comes back, its onset is raised for again. And no
- * recurring episode due. A raise for a recurring episode that did not come
- * is given back as soon as it is overdue: a pattern that stops costs at
- * most its lead and tolerance. */
 /* The recurring episode the value was raised for never came. Only a value
  * raised for it: one a forecast raised and a recurrence found later merely
  * covered is the calm period's to give back (an administrator's long
@@ -403,6 +393,16 @@ static bool recur_overdue(const struct policy_state *st, double now)
                st->recur_until > st->last_stall;
 }
 
+/* Give the memory back once the workload has stopped taking memory: no
+ * demand (and no stall, no raise) for the calm period -- not once the
+ * episode is over. An episode ends with free memory back above high, and a
+ * raised high is reached only by kswapd evicting page cache up to it after
+ * the demand has gone (the bench's reader then read 3-5 GB back at this
+ * VM's host-fault speed: 1 GB/s instead of 10 for a whole calm phase).
+ * If the demand comes back, its onset is raised for again. And no
+ * recurring episode due. A raise for a recurring episode that did not come
+ * is given back as soon as it is overdue: a pattern that stops costs at
+ * most its lead and tolerance. */
 static bool calm(const struct policy_state *st, const struct policy_config *cfg, double now)
 {
         if (now < st->recur_until)
