@@ -155,6 +155,8 @@ void learn_episode(struct learned *l, const struct episode_stats *e)
                 k->wsf = dmax(dmax(need, onset), k->known ? k->wsf : 0);
         else if (need >= held)
                 k->wsf = need;
+        else if (e->wsf_max >= LEARN_RAISED_FLOOR)
+                k->wsf = dmax(held - LEARN_SHRINK * (held - need), dmin(held, LEARN_RAISED_FLOOR));
         else
                 k->wsf = held - LEARN_SHRINK * (held - need);
         k->known = true;

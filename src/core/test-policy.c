@@ -747,6 +747,33 @@ static void learned_size_shrinks_after_unused_margin(void **state)
         sim_free(&s);
 }
 
+/* A class raised for (to the pace floor) in an episode that left its gap
+ * unused shrinks no further than the floor: below the baseline its next
+ * episode would get no raise at all. An episode with no raise in force
+ * shows the class needs none, and shrinks it past the floor. */
+static double shrunk(double wsf, long wsf_max)
+{
+        struct learned l;
+        learn_init(&l);
+        int c = learn_class_of(600000, MANAGED);
+        l.classes[c] = (struct learn_class){ .known = true, .wsf = wsf, .episodes = 1 };
+        struct episode_stats e = {
+                .start = 0, .end = 3, .peak_demand_pages_per_sec = 600000, .demand_pages = 1500000,
+                .min_margin_pages = 60000, .gap_pages = 60000, .wsf_max = wsf_max, .managed_pages = MANAGED,
+        };
+        learn_episode(&l, &e);
+        return l.classes[c].wsf;
+}
+
+static void raised_class_kept_at_the_floor(void **state)
+{
+        (void)state;
+        assert_true(shrunk(150, 100) == 100);           /* 75 without the floor */
+        assert_true(shrunk(300, 300) == 150);           /* above it: half way, as before */
+        assert_true(shrunk(40, 100) == 40);             /* below it already: kept */
+        assert_true(shrunk(150, 10) == 75);             /* no raise in force: no floor */
+}
+
 /* A class that needs 621 (a gap of 372600 pages here), and an episode of
  * it that used all but 44000 pages of that gap -- free memory fell to
  * 60000, min is 16000 -- while the allocating tasks reclaimed 60000 pages
@@ -1541,6 +1568,7 @@ int main(void)
                 cmocka_unit_test(added_memory_still_raises),
                 cmocka_unit_test(learned_size_shrinks_after_unused_margin),
                 cmocka_unit_test(learned_size_grows_after_stall),
+                cmocka_unit_test(raised_class_kept_at_the_floor),
                 cmocka_unit_test(late_spike_not_learnt_as_onset),
                 cmocka_unit_test(stall_with_gap_left_not_learnt_larger),
                 cmocka_unit_test(recurring_episode_anticipated),
