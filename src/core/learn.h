@@ -32,14 +32,15 @@
 /* No class needs more than this: above any kernel's limit (3000), so the
  * bounds that apply (max_wsf, the kernel's, the OOM guard) still decide. */
 #define LEARN_WSF_MAX 10000.0
-/* The smallest raise that does its job (policy.h's pace floor). A class
+/* The smallest raise that does its job: policy.h's pace floor, which is
+ * defined by it (the learner sits below the policy). A class
  * raised to at least this for an episode that did not stall keeps at least
  * this: what the episode used of the gap with kswapd woken by the raise is
  * small, and halved towards it episode after episode the class would reach
  * the baseline, and its next episode get no raise at all (bursts with one
  * state directory: 146, 73, 37, 19 in runs 3-6, none of them stalled; four
  * more halvings reach the kernel's 10). */
-#define LEARN_RAISED_FLOOR 100.0
+#define LEARN_RAISED_FLOOR 100
 
 struct learn_class {
         bool known;

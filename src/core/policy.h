@@ -39,8 +39,7 @@
  * recorded at 0.5 s beside JVM starts, 17-32 such quick re-wakes a run and
  * 754-1113 stalls at 10, raises of 20-40 stalling too, none and 0-2 stalls
  * at a standing 100 (bench/README.md, "0.3.8 outside"). */
-#define POLICY_PACE_FLOOR 100
-_Static_assert(POLICY_PACE_FLOOR == (long)LEARN_RAISED_FLOOR, "the learner keeps a raised class at the pace floor");
+#define POLICY_PACE_FLOOR LEARN_RAISED_FLOOR  /* the learner keeps a raised class at it */
 /* Like the kernel's COMPACT_MAX_DEFER_SHIFT: wait at most 64 intervals. */
 #define POLICY_MAX_DEFER_SHIFT 6
 
