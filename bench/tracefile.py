@@ -1,0 +1,30 @@
+"""Reading the traces memoptimizer records (`record = FILE`, bench/run's
+results/**/traces/): one place for the bench/ scripts that read them
+(dma32-asleep, stall-zones)."""
+import gzip
+import json
+
+
+def records(path):
+    """Every record of a trace, header included, gzipped or not."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        for line in f:
+            yield json.loads(line)
+
+
+def samples(path):
+    return (r for r in records(path) if r.get("type") == "sample")
+
+
+def zone_free(z, order=0):
+    """Free pages of a zone's record in blocks of `order` or larger."""
+    return sum(c << o for o, c in enumerate(z["nr_free"]) if o >= order)
+
+
+def zones(r):
+    """Node 0's Normal and DMA32 zones of a sample."""
+    z = {x["zone"]: x for x in r["zones"] if x["node"] == 0}
+    if "Normal" not in z or "DMA32" not in z:
+        raise ValueError("no Normal and DMA32 zone on node 0")
+    return z["Normal"], z["DMA32"]
