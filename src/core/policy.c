@@ -42,9 +42,6 @@
 /* An exhaustion of blocks must be forecast on this many samples in a row
  * before a compaction: noise that lines up once must not cost one. */
 #define COMPACT_CONFIRM 2
-/* A compaction that took longer than this held the machine's allocations
- * up for that long: it counts as harm, like one that did not help. */
-#define COMPACT_MAX_SECS 1.0
 
 const char *wsf_reason_str(enum wsf_reason r)
 {
@@ -532,18 +529,19 @@ static void judge_compaction(struct node_compaction *ns, const struct policy_con
 {
         ns->pending = false;
         double after = n->free_at_order[ns->order];
-        if (after >= ns->before + COMPACT_USEFUL_SHARE * (double)n->managed_pages && !ns->too_slow) {
+        bool too_slow = ns->too_slow;
+        ns->too_slow = false;
+        if (after >= ns->before + COMPACT_USEFUL_SHARE * (double)n->managed_pages && !too_slow) {
                 ns->defer_shift = 0;
                 return;
         }
-        ns->too_slow = false;
         if (ns->defer_shift < POLICY_MAX_DEFER_SHIFT)
                 ns->defer_shift++;
         double wait = cfg->interval * (double)(1u << ns->defer_shift);
         ns->next_allowed = f->time + wait;
         d->backoff[d->nr_backoff++] = (struct compact_backoff){
                 .node = n->node, .order = ns->order, .defer_shift = ns->defer_shift,
-                .before = ns->before, .after = after, .retry_in = wait,
+                .before = ns->before, .after = after, .retry_in = wait, .too_slow = too_slow,
         };
 }
 
@@ -590,6 +588,7 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                         .node = n->node, .order = (unsigned)k,
                         .secs_to_exhaust = n->secs_to_exhaust[k],
                         .free_at_order = n->free_at_order[k], .extfrag = n->extfrag[k],
+                        .stalled = stalled && !(n->secs_to_exhaust[k] < cfg->lead_time),
                 };
                 ns->pending = true;
                 ns->order = (unsigned)k;
@@ -602,7 +601,7 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
 void policy_compaction_took(struct policy_state *st, int node, double seconds)
 {
         struct node_compaction *ns = node_state(st, node);
-        if (ns && seconds > COMPACT_MAX_SECS)
+        if (ns && seconds > POLICY_COMPACT_MAX_SECS)
                 ns->too_slow = true;
 }
 

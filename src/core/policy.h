@@ -40,6 +40,10 @@
  * 754-1113 stalls at 10, raises of 20-40 stalling too, none and 0-2 stalls
  * at a standing 100 (bench/README.md, "0.3.8 outside"). */
 #define POLICY_PACE_FLOOR LEARN_RAISED_FLOOR  /* the learner keeps a raised class at it */
+/* A compaction that took longer than this (seconds) held the machine's
+ * allocations up for that long: it counts as harm, like one that did not
+ * help. */
+#define POLICY_COMPACT_MAX_SECS 1.0
 /* Like the kernel's COMPACT_MAX_DEFER_SHIFT: wait at most 64 intervals. */
 #define POLICY_MAX_DEFER_SHIFT 6
 
@@ -113,12 +117,18 @@ struct compact_order {
         int node;
         unsigned order;
         double secs_to_exhaust, free_at_order, extfrag;
+        /* asked for by the last episode's compaction stalls, not by a
+         * forecast exhaustion (secs_to_exhaust may then be infinite) */
+        bool stalled;
 };
 
 struct compact_backoff {
         int node;
         unsigned order, defer_shift;
         double before, after, retry_in;
+        /* it made blocks but took longer than a compaction may hold the
+         * machine's allocations up; false: it made too few */
+        bool too_slow;
 };
 
 struct decision {

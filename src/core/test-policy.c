@@ -1065,6 +1065,8 @@ static void compaction_stall_compacts(void **state)
                         compacted_at = t;
                         assert_false(s.e.policy.episodes.active);
                         assert_int_equal(d.compact[0].order, 9);
+                        /* asked for by the stalls, not a forecast: said so */
+                        assert_true(d.compact[0].stalled);
                 }
         }
         assert_true(compacted_at > 5 && compacted_at <= 8);
@@ -1394,6 +1396,7 @@ static void useless_compaction_backs_off(void **state)
                         last_shift = d.backoff[i].defer_shift;
                         assert_float_equal(d.backoff[i].retry_in, (double)(1u << last_shift), 0);
                         assert_true(d.backoff[i].after < d.backoff[i].before + 512);
+                        assert_false(d.backoff[i].too_slow);
                 }
         }
         /* t=11 compact; t=12 judged useless, retry at 14; t=14 compact;
@@ -1420,10 +1423,13 @@ static void useful_compaction_no_backoff(void **state)
                         sim_step(&s, t, &z, 1, NULL, PLENTY, &d);
                 }
                 assert_int_equal(d.nr_compact, 1);
+                assert_false(d.compact[0].stalled);     /* a forecast asked for it */
                 engine_compaction_took(&s.e, 0, slow ? 2.5 : 0.2);
                 z.high_pages = 1000 * 512;      /* compaction made plenty of blocks */
                 sim_step(&s, 12, &z, 1, NULL, PLENTY, &d);
                 assert_int_equal(d.nr_backoff, slow);
+                if (slow)       /* it made blocks: the back-off says why else */
+                        assert_true(d.backoff[0].too_slow);
                 assert_int_equal(s.e.policy.nodes[0].defer_shift, slow);
                 sim_free(&s);
         }

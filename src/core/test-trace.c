@@ -108,9 +108,10 @@ static void decision_round_trip(void **state)
                 .nr_compact = 1, .nr_backoff = 1,
         } };
         td.d.compact[0] = (struct compact_order){ .node = 0, .order = 9, .secs_to_exhaust = 2.5,
-                                                  .free_at_order = 4096, .extfrag = 0.75 };
+                                                  .free_at_order = 4096, .extfrag = 0.75, .stalled = true };
         td.d.backoff[0] = (struct compact_backoff){ .node = 0, .order = 9, .defer_shift = 2,
-                                                    .before = 512, .after = 512, .retry_in = 4 };
+                                                    .before = 512, .after = 512, .retry_in = 4,
+                                                    .too_slow = true };
         size_t len;
         char *line = line_of(trace_decision_line(&td), &len);
         struct trace_record rec = { 0 };
@@ -129,6 +130,8 @@ static void decision_round_trip(void **state)
         assert_float_equal(d->compact[0].extfrag, 0.75, 1e-9);
         assert_int_equal(d->nr_backoff, 1);
         assert_int_equal(d->backoff[0].defer_shift, 2);
+        assert_true(d->compact[0].stalled);
+        assert_true(d->backoff[0].too_slow);
         free(line);
 }
 

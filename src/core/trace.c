@@ -172,6 +172,8 @@ static json_object *compact_json(int *err, const struct decision *d)
                 json_put_number(err, o, "secs_to_exhaust", c->secs_to_exhaust, 3);
                 json_put_number(err, o, "free_at_order", c->free_at_order, 0);
                 json_put_number(err, o, "extfrag", c->extfrag, 4);
+                if (c->stalled)
+                        json_put(err, o, "stalled", json_object_new_boolean(true));
                 json_append(err, a, o);
         }
         return a;
@@ -189,6 +191,8 @@ static json_object *backoff_json(int *err, const struct decision *d)
                 json_put_number(err, o, "before", b->before, 0);
                 json_put_number(err, o, "after", b->after, 0);
                 json_put_number(err, o, "retry_in", b->retry_in, 3);
+                if (b->too_slow)
+                        json_put(err, o, "too_slow", json_object_new_boolean(true));
                 json_append(err, a, o);
         }
         return a;
@@ -493,7 +497,8 @@ static int parse_compact(json_object *a, struct decision *d, const struct perr *
                     (r = get_int(o, "order", 0, ORDER_CAP - 1, &order, e)) < 0 ||
                     (r = get_num(o, "secs_to_exhaust", 0, TRACE_MAX_SEC, true, &c->secs_to_exhaust, e)) < 0 ||
                     (r = get_num(o, "free_at_order", 0, TRACE_MAX_PAGES_DBL, false, &c->free_at_order, e)) < 0 ||
-                    (r = get_num(o, "extfrag", 0, 1, false, &c->extfrag, e)) < 0)
+                    (r = get_num(o, "extfrag", 0, 1, false, &c->extfrag, e)) < 0 ||
+                    (r = get_flag(o, "stalled", &c->stalled, e)) < 0)  /* optional: before 0.4.3 */
                         return r;
                 c->node = (int)node;
                 c->order = (unsigned)order;
@@ -519,7 +524,8 @@ static int parse_backoff(json_object *a, struct decision *d, const struct perr *
                     (r = get_int(o, "defer_shift", 0, POLICY_MAX_DEFER_SHIFT, &shift, e)) < 0 ||
                     (r = get_num(o, "before", 0, TRACE_MAX_PAGES_DBL, false, &b->before, e)) < 0 ||
                     (r = get_num(o, "after", 0, TRACE_MAX_PAGES_DBL, false, &b->after, e)) < 0 ||
-                    (r = get_num(o, "retry_in", 0, TRACE_MAX_SEC, false, &b->retry_in, e)) < 0)
+                    (r = get_num(o, "retry_in", 0, TRACE_MAX_SEC, false, &b->retry_in, e)) < 0 ||
+                    (r = get_flag(o, "too_slow", &b->too_slow, e)) < 0)        /* optional: before 0.4.3 */
                         return r;
                 b->node = (int)node;
                 b->order = (unsigned)order;

@@ -278,12 +278,19 @@ void report_episode(const struct logger *l, const struct decision *d)
 void report_compact_message(char *msg, size_t size, const struct compact_order *c, bool acting,
                             bool all_nodes, int err)
 {
-        char secs[32];
-        format_secs(secs, sizeof(secs), c->secs_to_exhaust);
+        char why[64];
+        if (c->stalled) {
+                snprintf(why, sizeof(why), "the last episode's compaction stalls asked for order-%u blocks",
+                         c->order);
+        } else {
+                char secs[32];
+                format_secs(secs, sizeof(secs), c->secs_to_exhaust);
+                snprintf(why, sizeof(why), "order-%u blocks run out in %s", c->order, secs);
+        }
         snprintf(msg, size,
-                 "%scompact %s%d: order-%u blocks run out in %s (%.0f pages in blocks >= order %u, %.0f%% of free memory fragmented)%s%s",
+                 "%scompact %s%d: %s (%.0f pages in blocks >= order %u, %.0f%% of free memory fragmented)%s%s",
                  acting ? "" : "would ", all_nodes ? "all nodes, asked for node" : "node", c->node,
-                 c->order, secs, c->free_at_order, c->order, c->extfrag * PERCENT,
+                 why, c->free_at_order, c->order, c->extfrag * PERCENT,
                  err ? ": failed: " : "", err ? strerror(-err) : "");
 }
 
@@ -296,6 +303,7 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
         field(&fs, "NODE", 0, c->node);
         field(&fs, "ORDER", 0, c->order);
         field(&fs, "SECONDS_TO_EXHAUST", 3, c->secs_to_exhaust);
+        field_str(&fs, "COMPACT_REASON", c->stalled ? "stalls" : "forecast");
         field(&fs, "EXTFRAG_PERCENT", 1, c->extfrag * PERCENT);
         field(&fs, "COMPACT_SECONDS", 3, seconds);
         log_event(l, err ? LOG_WARNING : LOG_INFO, MSGID_COMPACT, msg, fs.f, fs.n);
@@ -303,9 +311,16 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
 
 void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b)
 {
-        snprintf(msg, size,
-                 "compaction of node%d did not help order %u (%.0f -> %.0f pages in blocks >= order %u); next try in %.3g s",
-                 b->node, b->order, b->before, b->after, b->order, b->retry_in);
+        if (b->too_slow)
+                snprintf(msg, size,
+                         "compaction of node%d for order %u took longer than %g s, holding allocations up "
+                         "(%.0f -> %.0f pages in blocks >= order %u); next try in %.3g s",
+                         b->node, b->order, POLICY_COMPACT_MAX_SECS, b->before, b->after, b->order, b->retry_in);
+        else
+                snprintf(msg, size,
+                         "compaction of node%d did not help order %u (%.0f -> %.0f pages in blocks >= order %u); "
+                         "next try in %.3g s",
+                         b->node, b->order, b->before, b->after, b->order, b->retry_in);
 }
 
 void report_backoff(const struct logger *l, const struct compact_backoff *b)
@@ -317,6 +332,7 @@ void report_backoff(const struct logger *l, const struct compact_backoff *b)
         field(&fs, "ORDER", 0, b->order);
         field(&fs, "DEFER_SHIFT", 0, b->defer_shift);
         field(&fs, "RETRY_SECONDS", 1, b->retry_in);
+        field(&fs, "TOO_SLOW", 0, b->too_slow);
         log_event(l, LOG_NOTICE, MSGID_BACKOFF, msg, fs.f, fs.n);
 }
 

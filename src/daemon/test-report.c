@@ -106,6 +106,19 @@ static void compact_and_backoff(const struct logger *l)
         report_backoff(l, &b);
 }
 
+/* Compaction asked for by stalls, not a forecast, and one that made blocks
+ * but too slowly: each line says which (it once read "run out in never"
+ * and "did not help" for 152576 -> 437248 pages). */
+static void compact_stalled_and_slow(const struct logger *l)
+{
+        struct compact_order c = { .node = 0, .order = 9, .secs_to_exhaust = INFINITY,
+                                   .free_at_order = 152576, .extfrag = 0.81, .stalled = true };
+        report_compact(l, &c, true, false, 1.4, 0);
+        struct compact_backoff b = { .node = 0, .order = 9, .defer_shift = 1, .before = 152576,
+                                     .after = 437248, .retry_in = 2, .too_slow = true };
+        report_backoff(l, &b);
+}
+
 /* A pulse that wakes kswapd and its end, with 4 KiB pages. */
 static void wake_pulse(const struct logger *l)
 {
@@ -210,6 +223,14 @@ static void lines(void **state)
         assert_int_equal(strchr(out, '\n') != strrchr(out, '\n'), 1);     /* two lines */
         /* at a 250 ms interval a back-off is under a second: not "0 s" */
         assert_non_null(strstr(out, "next try in 0.5 s"));
+        assert_non_null(strstr(out, "did not help order 9"));
+        capture(compact_stalled_and_slow, out, sizeof(out));
+        assert_non_null(strstr(out, "compact node0: the last episode's compaction stalls asked for order-9 blocks "
+                                    "(152576 pages in blocks >= order 9, 81% of free memory fragmented)\n"));
+        assert_non_null(strstr(out, "compaction of node0 for order 9 took longer than 1 s, holding allocations up "
+                                    "(152576 -> 437248 pages in blocks >= order 9); next try in 2 s\n"));
+        assert_null(strstr(out, "never"));
+        assert_null(strstr(out, "did not help"));
         capture(wake_pulse, out, sizeof(out));
         assert_non_null(strstr(out, "wake kswapd: DMA32 would be empty in 1.2 s (328 MB fell in 1.00 s, 614 MB free) "
                                     "while node0 Normal sits at its low (281 MB free, low 281 MB) and kswapd sleeps; "
