@@ -126,8 +126,8 @@ struct compact_backoff {
         int node;
         unsigned order, defer_shift;
         double before, after, retry_in;
-        /* it made blocks but took longer than a compaction may hold the
-         * machine's allocations up; false: it made too few */
+        /* it took longer than a compaction may hold the machine's
+         * allocations up (whatever it made); false: it made too few */
         bool too_slow;
 };
 

@@ -76,14 +76,10 @@ static bool count(struct publisher *p, const struct publish_input *in, double no
                 e->wsf_old = e->wsf_new = d->wsf_new;
                 e->node = c->node;
                 e->order = (int)c->order;
-                if (c->stalled)
-                        snprintf(e->reason, sizeof(e->reason),
-                                 "compaction stalls asked for order-%u blocks; %.0f%% of free memory fragmented",
-                                 c->order, c->extfrag * PERCENT);
-                else
-                        snprintf(e->reason, sizeof(e->reason),
-                                 "order-%u blocks forecast to run out in %.1f s; %.0f%% of free memory fragmented",
-                                 c->order, c->secs_to_exhaust, c->extfrag * PERCENT);
+                char why[96];
+                report_compact_why(why, sizeof(why), c);
+                snprintf(e->reason, sizeof(e->reason), "%s; %.0f%% of free memory fragmented", why,
+                         c->extfrag * PERCENT);
         }
         for (size_t i = 0; i < d->nr_backoff; i++) {
                 const struct compact_backoff *b = &d->backoff[i];
@@ -91,11 +87,10 @@ static bool count(struct publisher *p, const struct publish_input *in, double no
                 e->wsf_old = e->wsf_new = d->wsf_new;
                 e->node = b->node;
                 e->order = (int)b->order;
-                snprintf(e->reason, sizeof(e->reason),
-                         b->too_slow ? "compaction for order-%u blocks took too long (%.0f -> %.0f pages); "
-                                       "next try in %.3g s"
-                                     : "compaction made too few order-%u blocks (%.0f -> %.0f pages); next try in %.3g s",
-                         b->order, b->before, b->after, b->retry_in);
+                char why[96];
+                report_backoff_why(why, sizeof(why), b);
+                snprintf(e->reason, sizeof(e->reason), "compaction %s (%.0f -> %.0f pages); next try in %.3g s",
+                         why, b->before, b->after, b->retry_in);
         }
         p->n.compactions += d->nr_compact;
         p->n.backoffs += d->nr_backoff;

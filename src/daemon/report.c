@@ -275,18 +275,31 @@ void report_episode(const struct logger *l, const struct decision *d)
         log_event(l, LOG_INFO, MSGID_EPISODE, msg, fs.f, fs.n);
 }
 
-void report_compact_message(char *msg, size_t size, const struct compact_order *c, bool acting,
-                            bool all_nodes, int err)
+void report_compact_why(char *buf, size_t size, const struct compact_order *c)
 {
-        char why[64];
         if (c->stalled) {
-                snprintf(why, sizeof(why), "the last episode's compaction stalls asked for order-%u blocks",
-                         c->order);
+                snprintf(buf, size, "the last episode's compaction stalls asked for order-%u blocks", c->order);
         } else {
                 char secs[32];
                 format_secs(secs, sizeof(secs), c->secs_to_exhaust);
-                snprintf(why, sizeof(why), "order-%u blocks run out in %s", c->order, secs);
+                snprintf(buf, size, "order-%u blocks run out in %s", c->order, secs);
         }
+}
+
+void report_backoff_why(char *buf, size_t size, const struct compact_backoff *b)
+{
+        if (b->too_slow)
+                snprintf(buf, size, "for order %u took longer than %g s, holding allocations up", b->order,
+                         POLICY_COMPACT_MAX_SECS);
+        else
+                snprintf(buf, size, "did not help order %u", b->order);
+}
+
+void report_compact_message(char *msg, size_t size, const struct compact_order *c, bool acting,
+                            bool all_nodes, int err)
+{
+        char why[96];
+        report_compact_why(why, sizeof(why), c);
         snprintf(msg, size,
                  "%scompact %s%d: %s (%.0f pages in blocks >= order %u, %.0f%% of free memory fragmented)%s%s",
                  acting ? "" : "would ", all_nodes ? "all nodes, asked for node" : "node", c->node,
@@ -311,16 +324,10 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
 
 void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b)
 {
-        if (b->too_slow)
-                snprintf(msg, size,
-                         "compaction of node%d for order %u took longer than %g s, holding allocations up "
-                         "(%.0f -> %.0f pages in blocks >= order %u); next try in %.3g s",
-                         b->node, b->order, POLICY_COMPACT_MAX_SECS, b->before, b->after, b->order, b->retry_in);
-        else
-                snprintf(msg, size,
-                         "compaction of node%d did not help order %u (%.0f -> %.0f pages in blocks >= order %u); "
-                         "next try in %.3g s",
-                         b->node, b->order, b->before, b->after, b->order, b->retry_in);
+        char why[96];
+        report_backoff_why(why, sizeof(why), b);
+        snprintf(msg, size, "compaction of node%d %s (%.0f -> %.0f pages in blocks >= order %u); next try in %.3g s",
+                 b->node, why, b->before, b->after, b->order, b->retry_in);
 }
 
 void report_backoff(const struct logger *l, const struct compact_backoff *b)

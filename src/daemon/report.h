@@ -18,6 +18,10 @@ void report_wsf(const struct logger *l, const struct decision *d, bool acting);
 void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
                     bool all_nodes, double seconds, int err);
 void report_backoff(const struct logger *l, const struct compact_backoff *b);
+/* What asked for a compaction, and what harm made the next one wait: the
+ * words the log line and the status events share. */
+void report_compact_why(char *buf, size_t size, const struct compact_order *c);
+void report_backoff_why(char *buf, size_t size, const struct compact_backoff *b);
 /* Raises started or stopped being held back at this decision (a guard:
  * kswapd cannot use a higher watermark); nothing when that did not change. */
 void report_hold(const struct logger *l, const struct decision *d);
