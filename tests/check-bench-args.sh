@@ -1,0 +1,57 @@
+#!/bin/bash
+# bench/run refuses bad options before it touches anything: each bad
+# invocation exits 2 (argparse's status) with a message that names the
+# option, and leaves the scale factor as it was. No valid invocation runs
+# here: a sitting takes half an hour and the machine lock.
+set -euo pipefail
+src=$1
+run="$src/bench/run"
+fail=0
+wsf_before=$(cat /proc/sys/vm/watermark_scale_factor)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+touch "$tmp/not-executable"
+
+refused() {     # expected message, arguments...
+        local want=$1 out status
+        shift
+        set +e
+        out=$(timeout 60 python3 "$run" "$@" 2>&1)
+        status=$?
+        set -e
+        if [ "$status" -ne 2 ]; then
+                echo "FAIL: bench/run $*: exit status $status, not 2"; echo "$out"; fail=1
+        elif ! grep -qF -- "$want" <<<"$out"; then
+                echo "FAIL: bench/run $*: no '$want' in:"; echo "$out"; fail=1
+        else
+                echo "ok: bench/run $* -> $want"
+        fi
+}
+
+refused "unknown scenario: nosuch" --scenarios mixed,nosuch
+refused "unknown configuration: wsf=0" --configs defaults,wsf=0
+refused "unknown configuration: wsf=10000" --configs wsf=10000
+# the other rows need another daemon or configuration to be another
+refused "unknown configuration: memoptimizer-other" --configs memoptimizer,memoptimizer-other
+refused "--other-daemon: $tmp/not-executable: not an executable file" --other-daemon "$tmp/not-executable"
+refused "--other-daemon: $tmp/none: not an executable file" --other-daemon "$tmp/none"
+refused "--other-config: $tmp: not a file" --other-config "$tmp"
+refused "--runs: 1 to 100" --runs 0
+refused "--runs: 1 to 100" --runs 101
+refused "--reader-fit: 0 to 1" --reader-fit 1.5
+refused "--reader-fit: 0 to 1" --reader-fit -0.1
+refused "--seed: 0 to 2^63-1" --seed -1
+refused "not allowed with argument" --quick --full
+refused "not allowed with argument" --warm --no-warm
+refused "invalid int value" --runs three
+
+help=$(python3 "$run" --help)
+for opt in --scenarios --configs --runs --seed --other-daemon --other-config --reader-fit --out; do
+        grep -qF -- "$opt" <<<"$help" || { echo "FAIL: --help does not name $opt"; fail=1; }
+done
+
+wsf_after=$(cat /proc/sys/vm/watermark_scale_factor)
+[ "$wsf_after" = "$wsf_before" ] ||
+        { echo "FAIL: vm.watermark_scale_factor $wsf_before -> $wsf_after"; fail=1; }
+[ "$fail" -eq 0 ] && echo "PASS: bench/run refuses bad options and changes nothing"
+exit "$fail"
