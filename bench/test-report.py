@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Tests of bench/run's report on synthetic runs: a sitting without a
+defaults row has a cost to plot, and a report that fails after its tables
+has still written every run to its JSON."""
+import importlib.machinery
+import importlib.util
+import json
+import os
+import tempfile
+import types
+import unittest
+from pathlib import Path
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_loader = importlib.machinery.SourceFileLoader("benchrun", os.path.join(HERE, "run"))
+_spec = importlib.util.spec_from_loader("benchrun", _loader)
+benchrun = importlib.util.module_from_spec(_spec)
+_loader.exec_module(benchrun)
+
+
+def config(key, daemon=False):
+    return types.SimpleNamespace(key=key, name=key, oracle=False, group="static", daemon=daemon)
+
+
+def sitting(out, rows, rounds=3):
+    runs = [{"config": c, "run": k + 1, "stalls": 10 * (k + 1), "refaults": 1000 + k,
+             "reader_mib_s": 5000.0 + k, "lead_mib_s": 6000.0}
+            for k in range(rounds) for c in rows]
+    args = types.SimpleNamespace(scenarios=["mixed"], configs=rows, runs=rounds, seed=1, warm=False,
+                                 settling_run=True, pretouch=False, reader_fit=None, compact=False,
+                                 other_daemon=None, other_config=None)
+    bench = types.SimpleNamespace(results={"mixed": runs}, args=args, out=out, mode_name="quick",
+                                  mode={"mixed": {}}, reader_plan={}, outside_plan=None, skipped={},
+                                  keeps_state=None, configs=[config(c, c.startswith("memoptimizer")) for c in rows],
+                                  configs_for=lambda sc: [], runs_for=lambda sc: rounds)
+    scenario = types.SimpleNamespace(name="mixed", describe=lambda: "synthetic", skip=[], lead=5.0)
+    return benchrun.Report(bench, scenario, 1.0), runs
+
+
+class Report(unittest.TestCase):
+    def test_cost_without_defaults_row(self):
+        with tempfile.TemporaryDirectory() as d:
+            r, _ = sitting(Path(d), ["memoptimizer", "memoptimizer-other", "wsf=100"])
+            self.assertEqual(r.cost_key(), "refaults")
+            self.assertEqual(r.best_static(), "wsf=100")
+            r, _ = sitting(Path(d), ["defaults", "memoptimizer", "wsf=100"])
+            self.assertEqual(r.cost_key(), "lost_pct")
+
+    def test_runs_written_before_a_failing_plot(self):
+        with tempfile.TemporaryDirectory() as d:
+            r, runs = sitting(Path(d), ["memoptimizer", "memoptimizer-other"])
+
+            def broken(png):
+                raise RuntimeError("gnuplot failed")
+            r.plot = broken
+            with self.assertRaises(RuntimeError):
+                r.write()
+            with open(Path(d) / "mixed.json", encoding="utf-8") as f:
+                written = json.load(f)
+            self.assertEqual([(x["config"], x["run"]) for x in written["runs"]],
+                             [(x["config"], x["run"]) for x in runs])
+            self.assertIn("--configs memoptimizer,memoptimizer-other", written["command"])
+
+
+if __name__ == "__main__":
+    unittest.main()
