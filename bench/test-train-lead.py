@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Tests of bench/train-lead on synthetic traces: a burst counts as raised
+for only when the value in force while it began (read at its onset sample)
+was at least the floor, not when it was lowered just before; a run of
+gaps that is not steady is no train; bad options are refused."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.join(HERE, "train-lead")
+MB = 256    # pages
+
+
+def trace(path, onsets, wsf_at):
+    """Samples every second from t=0 to 40; a burst of 700 MB of huge pages
+    grows in the sample at each onset time and is let go 2 s later;
+    wsf_at(t) is the value read at the sample at t."""
+    held, rows = 0, [{"type": "header", "format": "memoptimizer-trace", "version": 1}]
+    for t in range(41):
+        if t in onsets:
+            held += 700 * MB
+        if t - 2 in onsets:
+            held -= 700 * MB
+        rows.append({"type": "sample", "t": 1000.0 + t, "wsf": wsf_at(t), "meminfo": {"anon_huge": held}})
+    with open(path, "w") as f:
+        f.write("\n".join(json.dumps(r) for r in rows) + "\n")
+
+
+def run(*args):
+    return subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True)
+
+
+TRAIN = (10, 14, 18, 22, 26)
+
+
+class TrainLead(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.dir.name, "t.jsonl")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_raised_before_the_later_bursts(self):
+        # raised at the sample two before bursts 4 and 5, back at 10 two
+        # seconds after the last
+        trace(self.path, TRAIN, lambda t: 100 if 21 <= t <= 27 else 10)
+        r = run(self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before", r.stdout)
+        self.assertIn("back at 10 after the last burst: 2.0 s", r.stdout)
+        self.assertIn("in force when they began: 2 of 2", r.stdout)
+
+    def test_lowered_just_before_is_not_raised_for(self):
+        # the value read 100 up to the sample before each later burst, and
+        # was lowered there: while the burst began, 10 was in force
+        trace(self.path, TRAIN, lambda t: 100 if t in (19, 20, 21, 23, 24, 25) else 10)
+        r = run(self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("4: +22.0 s wsf 10\n", r.stdout)
+        self.assertIn("in force when they began: 0 of 2", r.stdout)
+
+    def test_unsteady_gaps_are_no_train(self):
+        trace(self.path, (10, 14, 18, 27, 31), lambda t: 10)
+        r = run(self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("no train of 4 or more bursts", r.stdout)
+        self.assertIn("0 of 0", r.stdout)
+
+    def test_bad_options_refused(self):
+        trace(self.path, TRAIN, lambda t: 10)
+        for bad in (["--floor", "0"], ["--huge-mb", "-1"]):
+            r = run(*bad, self.path)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertIn("--floor must be at least 1", r.stderr)
+        r = run(os.path.join(self.dir.name, "missing.jsonl"))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("missing.jsonl", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
