@@ -255,6 +255,10 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                         e->onset_gap_pages = dmax(e->onset_gap_pages, gap);
                 }
                 st->demand_end = e->end;
+                /* a raise for a recurring episode is made only while none
+                 * is under way: the next to begin is the one it was for */
+                if (step > 0 && st->recur_raised)
+                        st->recur_came = true;
         }
         if (step < 0) {
                 learn_episode(&st->learned, &d->episode);
@@ -493,6 +497,10 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                 if (v < st->current) {
                         d->reason = WSF_LOWER_CALM;
                         d->recur_overdue = recur_overdue(st, f->time);
+                        /* given back at the same point whether it came or
+                         * not; the log must not say it did not come */
+                        d->recur_came = d->recur_overdue && st->recur_came;
+                        d->recur_overdue = d->recur_overdue && !st->recur_came;
                 }
         }
         if (d->reason == WSF_KEEP)
@@ -501,6 +509,7 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
         if (v > st->current) {
                 st->last_raise = f->time;
                 st->recur_raised = d->reason == WSF_RAISE_RECUR;
+                st->recur_came = false;
         }
         st->current = v;
         st->last_change = f->time;

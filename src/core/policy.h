@@ -87,6 +87,7 @@ struct policy_state {
         double demand_end;              /* the last sample of an episode's demand */
         double recur_until;             /* a raise for a recurring episode holds until then */
         bool recur_raised;              /* the last raise was that one: given back once it is overdue */
+        bool recur_came;                /* an episode began after it: the one it was for */
         /* Between samples, watch free memory while an episode's onset could
          * bring it to low within the horizon, and sample at once when it
          * falls faster than the trigger rate (the daemon's fast path). */
@@ -159,6 +160,9 @@ struct decision {
         struct recurrence recur;        /* the recurring pattern seen, if any */
         double recur_due_in;            /* seconds until its next episode is due */
         bool recur_overdue;             /* lowered: the recurring episode raised for did not come */
+        /* lowered at the same point (a quarter period after it was due),
+         * but the episode came, and its demand has stopped */
+        bool recur_came;
         size_t nr_compact, nr_backoff;
         struct compact_order compact[POLICY_NODE_CAP];
         struct compact_backoff backoff[POLICY_NODE_CAP];

@@ -110,6 +110,8 @@ void report_reason(char *buf, size_t size, const struct decision *d)
                  * within the lead needs: the pattern is in d->recur */
                 if (d->recur_overdue)
                         snprintf(buf, size, "the recurring pressure episode it was raised for has not come a quarter period after it was due");
+                else if (d->recur_came)
+                        snprintf(buf, size, "the recurring pressure episode it was raised for came and stopped taking memory; a quarter period after it was due, the raise for it ends");
                 else if (d->recur.episodes > 0 && d->learned_wsf == d->wsf_new)
                         snprintf(buf, size, "the workload stopped taking memory: no demand, stall or raise for the calm period; a recurring pressure episode (every %.1f s, %u in a row) %s and its kind needs %ld",
                                  d->recur.period, d->recur.episodes, due, d->learned_wsf);
@@ -190,6 +192,8 @@ size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct dec
                 field(&fs, "PACE_FLOOR", 0, POLICY_PACE_FLOOR);
         if (d->recur_overdue)
                 field(&fs, "RECUR_OVERDUE", 0, 1);
+        if (d->recur_came)
+                field(&fs, "RECUR_CAME", 0, 1);
         field(&fs, "STALLS", 0, (double)d->stalls);
         memcpy(f, fs.f, fs.n * sizeof(fs.f[0]));
         return fs.n;

@@ -84,6 +84,10 @@ static void lower_to_recurrence(const struct logger *l)
         d.wsf_old = 214;
         d.recur_overdue = true;         /* raised for one that never came */
         report_wsf(l, &d, true);
+        d.recur_overdue = false;
+        d.recur_came = true;            /* it came, and its demand stopped */
+        d.wsf_old = 215;
+        report_wsf(l, &d, true);
 }
 
 static void raise_by_stall(const struct logger *l)
@@ -186,6 +190,12 @@ static void fields_all_kept(void **state)
         n = report_wsf_fields(f, &d, true);
         assert_null(field_value(f, n, "PACE_FLOOR"));
         assert_string_equal(field_value(f, n, "STALLS"), "7");
+        /* a raise for a recurring episode that came, given back */
+        d.reason = WSF_LOWER_CALM;
+        d.recur_came = true;
+        n = report_wsf_fields(f, &d, true);
+        assert_string_equal(field_value(f, n, "RECUR_CAME"), "1");
+        assert_null(field_value(f, n, "RECUR_OVERDUE"));
 }
 
 static void lines(void **state)
@@ -210,6 +220,8 @@ static void lines(void **state)
         assert_non_null(strstr(out, "474 -> 10: the workload stopped taking memory: no demand, stall or raise for the calm period\n"));
         assert_non_null(strstr(out, "214 -> 10: the recurring pressure episode it was raised for has not come a "
                                     "quarter period after it was due\n"));
+        assert_non_null(strstr(out, "215 -> 10: the recurring pressure episode it was raised for came and stopped "
+                                    "taking memory; a quarter period after it was due, the raise for it ends\n"));
         capture(raise_by_stall, out, sizeof(out));
         assert_non_null(strstr(out, "would raise vm.watermark_scale_factor 10 -> 71: 65 stalls in the last interval"));
         assert_non_null(strstr(out, "the gap grows by 1.5 times the shortfall"));
