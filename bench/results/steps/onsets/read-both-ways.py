@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""For each trace: the 4th and 5th onsets of huge pages between +28 and +62 s
+(AnonHugePages growing by >= 64 MB after a sample where it did not), with the
+scale factor read at the sample before the onset (the first sitting's
+pre-registered words: before the daemon's decision at that sample) and at the
+onset sample (the value in force while the burst began: bench/train-lead).
+usage: read-both-ways.py TRACE..."""
+import os
+import sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
+from tracefile import samples  # noqa: E402
+
+tot = {}
+for path in sys.argv[1:]:
+    ss = list(samples(path))
+    t0, ons, grew0 = ss[0]["t"], [], False
+    for i in range(1, len(ss)):
+        grew = ss[i]["meminfo"]["anon_huge"] - ss[i - 1]["meminfo"]["anon_huge"] >= 64 * 256
+        if grew and not grew0:
+            ons.append(i)
+        grew0 = grew
+    tr = [i for i in ons if 28 < ss[i]["t"] - t0 < 62][3:5]
+    row = "other" if "-other-" in path else "memoptimizer"
+    t = tot.setdefault(row, [0, 0, 0])
+    for i in tr:
+        t[0] += ss[i - 1]["wsf"] >= 100
+        t[1] += ss[i]["wsf"] >= 100
+    t[2] += 2
+    print(os.path.basename(path), " ".join(f"+{ss[i]['t'] - t0:.1f}s {ss[i - 1]['wsf']}/{ss[i]['wsf']}" for i in tr))
+for row, (a, b, n) in tot.items():
+    print(f"{row}: >= 100 read at the sample before {a} of {n}; in force while the burst began {b} of {n}")
