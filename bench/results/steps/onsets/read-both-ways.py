@@ -5,21 +5,22 @@ scale factor read at the sample before the onset (the first sitting's
 pre-registered words: before the daemon's decision at that sample) and at the
 onset sample (the value in force while the burst began: bench/train-lead).
 usage: read-both-ways.py TRACE..."""
+import importlib.machinery
+import importlib.util
 import os
 import sys
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
-from tracefile import samples  # noqa: E402
+
+BENCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+sys.path.insert(0, BENCH)
+_loader = importlib.machinery.SourceFileLoader("trainlead", os.path.join(BENCH, "train-lead"))
+trainlead = importlib.util.module_from_spec(importlib.util.spec_from_loader("trainlead", _loader))
+_loader.exec_module(trainlead)
 
 tot = {}
 for path in sys.argv[1:]:
-    ss = list(samples(path))
-    t0, ons, grew0 = ss[0]["t"], [], False
-    for i in range(1, len(ss)):
-        grew = ss[i]["meminfo"]["anon_huge"] - ss[i - 1]["meminfo"]["anon_huge"] >= 64 * 256
-        if grew and not grew0:
-            ons.append(i)
-        grew0 = grew
-    tr = [i for i in ons if 28 < ss[i]["t"] - t0 < 62][3:5]
+    ss = list(trainlead.samples(path))
+    t0 = ss[0]["t"]
+    tr = [i for i in trainlead.onsets(ss, 64 * 256) if 28 < ss[i]["t"] - t0 < 62][3:5]
     row = "other" if "-other-" in path else "memoptimizer"
     t = tot.setdefault(row, [0, 0, 0])
     for i in tr:
