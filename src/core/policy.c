@@ -255,10 +255,6 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                         e->onset_gap_pages = dmax(e->onset_gap_pages, gap);
                 }
                 st->demand_end = e->end;
-                /* a raise for a recurring episode is made only while none
-                 * is under way: the next to begin is the one it was for */
-                if (step > 0 && st->recur_raised)
-                        st->recur_came = true;
         }
         if (step < 0) {
                 learn_episode(&st->learned, &d->episode);
@@ -384,14 +380,23 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
         return target;
 }
 
-/* The recurring episode the value was raised for never came. Only a value
+/* The raise for a recurring episode has run out: a quarter period after
+ * the episode was due, with no demand or stall since then. Only a value
  * raised for it: one a forecast raised and a recurrence found later merely
  * covered is the calm period's to give back (an administrator's long
  * calm_period was cut short here by 0.4.0). */
-static bool recur_overdue(const struct policy_state *st, double now)
+static bool recur_expired(const struct policy_state *st, double now)
 {
         return now >= st->recur_until && st->recur_raised && st->recur_until > st->demand_end &&
                st->recur_until > st->last_stall;
+}
+
+/* An episode began after the last raise: for a raise for a recurring
+ * episode (made only while none is under way), the one it was for. */
+static bool recur_came(const struct policy_state *st)
+{
+        return (st->episodes.active && st->episodes.cur.start >= st->last_raise) ||
+               st->episode_end > st->last_raise;
 }
 
 /* Give the memory back once the workload has stopped taking memory: no
@@ -408,7 +413,7 @@ static bool calm(const struct policy_state *st, const struct policy_config *cfg,
 {
         if (now < st->recur_until)
                 return false;
-        if (recur_overdue(st, now))
+        if (recur_expired(st, now))
                 return true;
         if (st->episodes.active && st->episodes.calm_samples == 0)
                 return false;   /* still taking memory */
@@ -496,11 +501,11 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                         paced(&v, d->ceiling);
                 if (v < st->current) {
                         d->reason = WSF_LOWER_CALM;
-                        d->recur_overdue = recur_overdue(st, f->time);
                         /* given back at the same point whether it came or
                          * not; the log must not say it did not come */
-                        d->recur_came = d->recur_overdue && st->recur_came;
-                        d->recur_overdue = d->recur_overdue && !st->recur_came;
+                        bool expired = recur_expired(st, f->time), came = recur_came(st);
+                        d->recur_overdue = expired && !came;
+                        d->recur_came = expired && came;
                 }
         }
         if (d->reason == WSF_KEEP)
@@ -509,7 +514,6 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
         if (v > st->current) {
                 st->last_raise = f->time;
                 st->recur_raised = d->reason == WSF_RAISE_RECUR;
-                st->recur_came = false;
         }
         st->current = v;
         st->last_change = f->time;

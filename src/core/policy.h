@@ -87,7 +87,6 @@ struct policy_state {
         double demand_end;              /* the last sample of an episode's demand */
         double recur_until;             /* a raise for a recurring episode holds until then */
         bool recur_raised;              /* the last raise was that one: given back once it is overdue */
-        bool recur_came;                /* an episode began after it: the one it was for */
         /* Between samples, watch free memory while an episode's onset could
          * bring it to low within the horizon, and sample at once when it
          * falls faster than the trigger rate (the daemon's fast path). */
