@@ -64,6 +64,15 @@ class TrainLead(unittest.TestCase):
         self.assertIn("4: +22.0 s wsf 10\n", r.stdout)
         self.assertIn("in force when they began: 0 of 2", r.stdout)
 
+    def test_raised_from_the_start_counts(self):
+        # a value in force since before the trace began (a static row, say)
+        trace(self.path, TRAIN, lambda t: 100)
+        r = run(self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("4: +22.0 s wsf 100 raised before the trace began", r.stdout)
+        self.assertIn("in force when they began: 2 of 2", r.stdout)
+        self.assertIn("back at 100 after the last burst: 0.0 s", r.stdout)
+
     def test_unsteady_gaps_are_no_train(self):
         trace(self.path, (10, 14, 18, 27, 31), lambda t: 10)
         r = run(self.path)
