@@ -43,7 +43,7 @@ class Verdicts(unittest.TestCase):
         # three rows in rotation, a sitting that slows by 3 % a run: B is
         # 10 % slower than A, and nothing else varies
         runs = placed(sitting(["defaults", "A", "B"], 6, {"defaults": 9000, "A": 8000, "B": 7200}, drift=-0.03))
-        r = compare.compare(runs, "reader_mib_s", "A", "B")
+        r = compare.compare([runs], "reader_mib_s", "A", "B")
         self.assertAlmostEqual(r["mean"], math.log(0.9), places=9)
         self.assertEqual(r["verdict"], "B lower")
         self.assertAlmostEqual(r["p"], 2 / 64)
@@ -58,20 +58,44 @@ class Verdicts(unittest.TestCase):
     def test_no_effect_no_verdict(self):
         wobble = [0.05, -0.04, 0.02, -0.06, 0.03, 0.01, -0.02, 0.04, -0.05, 0.02, 0.0, -0.03, 0.05, -0.01, 0.02, -0.04]
         runs = placed(sitting(["A", "B"], 8, {"A": 8000, "B": 8000}, drift=-0.02, noise=lambda p: wobble[p]))
-        r = compare.compare(runs, "reader_mib_s", "A", "B")
+        r = compare.compare([runs], "reader_mib_s", "A", "B")
         self.assertTrue(r["lo"] < 0 < r["hi"])
         self.assertTrue(r["verdict"].startswith("no difference shown"))
 
     def test_four_rounds_cannot_show(self):
         runs = placed(sitting(["A", "B"], 4, {"A": 8000, "B": 6000}))
-        r = compare.compare(runs, "reader_mib_s", "A", "B")
+        r = compare.compare([runs], "reader_mib_s", "A", "B")
         self.assertLess(r["hi"], 0)
         self.assertIn("4 rounds", r["verdict"])
         self.assertTrue(r["verdict"].startswith("no difference shown"))
 
     def test_higher(self):
         runs = placed(sitting(["A", "B"], 6, {"A": 8000, "B": 8800}, noise=lambda p: 0.01 * (p % 3)))
-        self.assertEqual(compare.compare(runs, "reader_mib_s", "A", "B")["verdict"], "B higher")
+        self.assertEqual(compare.compare([runs], "reader_mib_s", "A", "B")["verdict"], "B higher")
+
+    def test_sittings_pool_with_their_own_drifts(self):
+        # two sittings of 4 rounds, B 10 % slower: each alone cannot show it
+        # (4 rounds), and one slows by 3 % a run, the other speeds up by 2 %;
+        # pooled, each drift is taken off on its own and the 8 rounds show it
+        one = placed(sitting(["A", "B"], 4, {"A": 8000, "B": 7200}, drift=-0.03))
+        two = placed(sitting(["B", "A"], 4, {"A": 6000, "B": 5400}, drift=0.02))
+        for runs in (one, two):
+            self.assertTrue(compare.compare([runs], "reader_mib_s", "A", "B")["verdict"].startswith(
+                "no difference shown (4 rounds"))
+        r = compare.compare([one, two], "reader_mib_s", "A", "B")
+        self.assertEqual(len(r["diffs"]), 8)
+        for d in r["diffs"]:
+            self.assertAlmostEqual(d, math.log(0.9), places=9)
+        self.assertEqual(r["verdict"], "B lower")
+        self.assertAlmostEqual(r["drifts"][0], -0.03 * 7, places=9)
+        self.assertAlmostEqual(r["drifts"][1], 0.02 * 7, places=9)
+        text = compare.report(r, "A", "B")
+        self.assertIn("the sittings' drifts -18.9 %, +15.0 %", text)
+        # one drift fitted over both would not do: the second sitting's
+        # places continue the first's, and the levels differ by a quarter
+        joined = one + [dict(x, place=x["place"] + len(one), run=x["run"] + 4) for x in two]
+        self.assertNotAlmostEqual(compare.compare([joined], "reader_mib_s", "A", "B")["diffs"][4],
+                                  math.log(0.9), places=3)
 
     def test_sign_flip(self):
         self.assertAlmostEqual(compare.sign_flip_p([1.0] * 6), 2 / 64)
@@ -121,6 +145,13 @@ class Refusals(unittest.TestCase):
         status, err = self.run_main([path, "A", "C"])
         self.assertEqual(status, 2)
         self.assertIn("no row 'C'", err)
+
+    def test_missing_row_in_a_pooled_sitting(self):
+        one = self.write(json.dumps({"runs": sitting(["A", "B"], 3, {"A": 1, "B": 2})}))
+        two = self.write(json.dumps({"runs": sitting(["A", "C"], 3, {"A": 1, "C": 2})}))
+        status, err = self.run_main([one, two, "A", "B"])
+        self.assertEqual(status, 2)
+        self.assertIn(f"{two}: no row 'B'", err)
 
     def test_not_json(self):
         status, err = self.run_main([self.write("{runs: ["), "A", "B"])
