@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Tests of bench/train-lead on synthetic traces: a burst counts as raised
 for only when the value in force while it began (read at its onset sample)
-was at least the floor, not when it was lowered just before; a run of
-gaps that is not steady is no train; bad options are refused."""
+was at least the floor, not when it was lowered just before; a raise made
+at or before the burst before's onset and held is in force but not "for
+it"; a run of gaps that is not steady is no train; bad options are
+refused."""
 import json
 import os
 import subprocess
@@ -51,9 +53,31 @@ class TrainLead(unittest.TestCase):
         trace(self.path, TRAIN, lambda t: 100 if 21 <= t <= 27 else 10)
         r = run(self.path)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before", r.stdout)
+        self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before, for it\n", r.stdout)
+        self.assertIn("5: +26.0 s wsf 100 raised 6.0 s before\n", r.stdout)      # held since burst 4
         self.assertIn("back at 10 after the last burst: 2.0 s", r.stdout)
-        self.assertIn("in force when they began: 2 of 2", r.stdout)
+        self.assertIn("in force when they began: 2 of 2; raised for them (after the burst before began): 1",
+                      r.stdout)
+
+    def test_raised_for_each_burst(self):
+        # read from a second before each of bursts 3-5 to a second after it
+        # (17-19, 21-23, 25-27): bursts 4 and 5 were raised for, each
+        trace(self.path, TRAIN, lambda t: 100 if t % 4 in (1, 2, 3) and 17 <= t <= 27 else 10)
+        r = run(self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before, for it\n", r.stdout)
+        self.assertIn("in force when they began: 2 of 2; raised for them (after the burst before began): 2",
+                      r.stdout)
+
+    def test_raised_at_the_burst_before_is_not_for_it(self):
+        # raised at burst 3's onset sample (the value read from 19 on) and
+        # held: burst 4 had it in force, but not raised for it
+        trace(self.path, TRAIN, lambda t: 100 if 19 <= t <= 27 else 10)
+        r = run(self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("4: +22.0 s wsf 100 raised 4.0 s before\n", r.stdout)
+        self.assertIn("in force when they began: 2 of 2; raised for them (after the burst before began): 0",
+                      r.stdout)
 
     def test_lowered_just_before_is_not_raised_for(self):
         # the value read 100 up to the sample before each later burst, and
