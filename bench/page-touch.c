@@ -7,6 +7,7 @@
  * touches. With HUGE = 1 the buffer is madvise(MADV_HUGEPAGE)d, so the same
  * bytes lie in a few 2 MiB pages instead of N 4 KiB ones.
  *   usage: page-touch N [INTERVAL_MS [HUGE]]        Runs until killed. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,14 +29,22 @@ static void touch(void *arg)
                 p->buf[i * 4096] += 1;
 }
 
+/* A whole decimal number, or -1 for anything else ("5x", "", "-3"). */
+static long whole(const char *text)
+{
+        char *end;
+        errno = 0;
+        long v = strtol(text, &end, 10);
+        return errno || end == text || *end || v < 0 ? -1 : v;
+}
+
 int main(int argc, char **argv)
 {
-        char *end = NULL;
-        long n = argc > 1 ? strtol(argv[1], &end, 10) : -1;
-        long ms = argc > 2 ? strtol(argv[2], NULL, 10) : 1000;
-        int huge = argc > 3 && argv[3][0] == '1';
-        if (argc < 2 || argc > 4 || *end || n < 0 || n > 1 << 20 || ms < 1) {
-                fprintf(stderr, "usage: page-touch N [INTERVAL_MS [HUGE]]\n");
+        long n = argc > 1 ? whole(argv[1]) : -1;
+        long ms = argc > 2 ? whole(argv[2]) : 1000;
+        long huge = argc > 3 ? whole(argv[3]) : 0;
+        if (argc < 2 || argc > 4 || n < 0 || n > 1 << 20 || ms < 1 || huge < 0 || huge > 1) {
+                fprintf(stderr, "usage: page-touch N [INTERVAL_MS [HUGE]]   (N 0..1048576, HUGE 0 or 1)\n");
                 return 2;
         }
         size_t len = ((size_t)n * 4096 + HUGE_SIZE) & ~(HUGE_SIZE - 1);
