@@ -268,7 +268,10 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                         double demand = episode_per_interval(&ep, p->demand_pages_per_sec, f->dt);
                         double thp = dmin(episode_per_interval(&ep, p->thp_pages_per_sec, f->dt), demand);
                         double gap = onset_gap(demand, thp, capacity, cfg->interval, huge_free_above_low(f));
+                        double uncut = onset_gap(demand, thp, capacity, cfg->interval, 0);
                         e->onset_gap_pages = dmax(e->onset_gap_pages, gap);
+                        if (uncut > gap)
+                                e->onset_uncut_gap_pages = dmax(e->onset_uncut_gap_pages, uncut);
                 }
                 st->demand_end = e->end;
         }

@@ -804,6 +804,29 @@ static double shrunk(double wsf, long wsf_max)
         return l.classes[c].wsf;
 }
 
+/* The same episode, carried by huge blocks free above low that the onset
+ * rule took off a gap of 600000 pages: its unused margin does not shrink
+ * the class; it learns the gap uncut, 1000 (the most). */
+static void huge_carried_episode_learns_the_uncut_gap(void **state)
+{
+        (void)state;
+        struct learned l;
+        learn_init(&l);
+        int c = learn_class_of(600000, MANAGED);
+        l.classes[c] = (struct learn_class){ .known = true, .wsf = 150, .episodes = 1 };
+        struct episode_stats e = {
+                .start = 0, .end = 3, .peak_demand_pages_per_sec = 600000, .demand_pages = 1500000,
+                .min_margin_pages = 60000, .gap_pages = 60000, .wsf_max = 100, .managed_pages = MANAGED,
+                .onset_uncut_gap_pages = 600000,
+        };
+        learn_episode(&l, &e);
+        assert_true(l.classes[c].wsf == 1000);
+        e.onset_uncut_gap_pages = 120000;       /* 200: more than the floor's 100, so it is what is learnt */
+        l.classes[c].wsf = 150;
+        learn_episode(&l, &e);
+        assert_true(l.classes[c].wsf == 120000.0 * 10000 / MANAGED);
+}
+
 static void raised_class_kept_at_the_floor(void **state)
 {
         (void)state;
@@ -1642,6 +1665,7 @@ int main(void)
                 cmocka_unit_test(raise_held_where_it_wakes_kswapd),
                 cmocka_unit_test(small_raise_lifted_to_the_pace_floor),
                 cmocka_unit_test(huge_blocks_free_taken_off_the_onset_gap),
+                cmocka_unit_test(huge_carried_episode_learns_the_uncut_gap),
                 cmocka_unit_test(heap_growth_kswapd_keeps_pace_keeps_the_raise),
                 cmocka_unit_test(raise_not_held_while_a_zone_has_free_memory),
                 cmocka_unit_test(demand_kswapd_absorbs_no_raise),
