@@ -5,11 +5,9 @@
  * daemon's cost per cycle.   usage: floor FILE...
  * Writes nothing; runs until killed. */
 #include <fcntl.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
+
+#include "tick.h"
 
 static char buf[1 << 16];
 
@@ -23,22 +21,14 @@ static void slurp(const char *path)
         close(fd);
 }
 
+static void slurp_all(void *arg)
+{
+        for (char **path = arg; *path; path++)
+                slurp(*path);
+}
+
 int main(int argc, char **argv)
 {
-        int t = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-        int e = epoll_create1(EPOLL_CLOEXEC);
-        struct itimerspec its = { .it_interval = { 1, 0 }, .it_value = { 1, 0 } };
-        struct epoll_event ev = { .events = EPOLLIN };
-        if (t < 0 || e < 0 || timerfd_settime(t, 0, &its, NULL) < 0 ||
-            epoll_ctl(e, EPOLL_CTL_ADD, t, &ev) < 0) {
-                perror("floor");
-                return 1;
-        }
-        for (;;) {
-                uint64_t expirations;
-                if (epoll_wait(e, &ev, 1, -1) < 0 || read(t, &expirations, sizeof(expirations)) < 0)
-                        continue;
-                for (int i = 1; i < argc; i++)
-                        slurp(argv[i]);
-        }
+        (void)argc;
+        return tick_run("floor", 1000, slurp_all, argv + 1);
 }

@@ -153,6 +153,12 @@ class Refusals(unittest.TestCase):
         self.assertEqual(status, 2)
         self.assertIn(f"{two}: no row 'B'", err)
 
+    def test_one_sitting_given_twice(self):
+        path = self.write(json.dumps({"runs": sitting(["A", "B"], 3, {"A": 1, "B": 2})}))
+        status, err = self.run_main([path, path, "A", "B"])
+        self.assertEqual(status, 1)
+        self.assertIn("given twice", err)
+
     def test_not_json(self):
         status, err = self.run_main([self.write("{runs: ["), "A", "B"])
         self.assertEqual(status, 1)

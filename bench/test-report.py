@@ -62,5 +62,22 @@ class Report(unittest.TestCase):
             self.assertIn("--configs memoptimizer,memoptimizer-other", written["command"])
 
 
+class Steal(unittest.TestCase):
+    """The host's stolen CPU time is /proc/stat's cpu line, eighth value."""
+
+    STAT = ("cpu  217847 0 2118731 3687405 68996 0 1670 11839 0 0\n"
+            "cpu0 100 0 1000 2000 30 0 800 5900 0 0\n")
+
+    def test_steal_is_the_eighth_value_of_the_cpu_line(self):
+        tick = os.sysconf("SC_CLK_TCK")
+        self.assertAlmostEqual(benchrun.cpu_steal_seconds(self.STAT), 11839 / tick)
+
+    def test_a_stat_without_the_column_is_refused(self):
+        with self.assertRaises(ValueError):
+            benchrun.cpu_steal_seconds("cpu  1 2 3 4 5 6 7\n")
+        with self.assertRaises(ValueError):
+            benchrun.cpu_steal_seconds("intr 1 2 3\n")
+
+
 if __name__ == "__main__":
     unittest.main()

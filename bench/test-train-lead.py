@@ -47,62 +47,54 @@ class TrainLead(unittest.TestCase):
     def tearDown(self):
         self.dir.cleanup()
 
+    def lead(self, onsets, wsf_at):
+        """train-lead's output on a trace of these bursts, which it must read."""
+        trace(self.path, onsets, wsf_at)
+        r = run(self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
     def test_raised_before_the_later_bursts(self):
         # raised at the sample two before bursts 4 and 5, back at 10 two
         # seconds after the last
-        trace(self.path, TRAIN, lambda t: 100 if 21 <= t <= 27 else 10)
-        r = run(self.path)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before, for it\n", r.stdout)
-        self.assertIn("5: +26.0 s wsf 100 raised 6.0 s before\n", r.stdout)      # held since burst 4
-        self.assertIn("back at 10 after the last burst: 2.0 s", r.stdout)
-        self.assertIn("in force when they began: 2 of 2; raised for them (after the burst before began): 1",
-                      r.stdout)
+        out = self.lead(TRAIN, lambda t: 100 if 21 <= t <= 27 else 10)
+        self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before, for it\n", out)
+        self.assertIn("5: +26.0 s wsf 100 raised 6.0 s before\n", out)      # held since burst 4
+        self.assertIn("back at 10 after the last burst: 2.0 s", out)
+        self.assertIn("in force when they began: 2 of 2; raised for them (after the burst before began): 1", out)
 
     def test_raised_for_each_burst(self):
         # read from a second before each of bursts 3-5 to a second after it
         # (17-19, 21-23, 25-27): bursts 4 and 5 were raised for, each
-        trace(self.path, TRAIN, lambda t: 100 if t % 4 in (1, 2, 3) and 17 <= t <= 27 else 10)
-        r = run(self.path)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before, for it\n", r.stdout)
-        self.assertIn("in force when they began: 2 of 2; raised for them (after the burst before began): 2",
-                      r.stdout)
+        out = self.lead(TRAIN, lambda t: 100 if t % 4 in (1, 2, 3) and 17 <= t <= 27 else 10)
+        self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before, for it\n", out)
+        self.assertIn("in force when they began: 2 of 2; raised for them (after the burst before began): 2", out)
 
     def test_raised_at_the_burst_before_is_not_for_it(self):
         # raised at burst 3's onset sample (the value read from 19 on) and
         # held: burst 4 had it in force, but not raised for it
-        trace(self.path, TRAIN, lambda t: 100 if 19 <= t <= 27 else 10)
-        r = run(self.path)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("4: +22.0 s wsf 100 raised 4.0 s before\n", r.stdout)
-        self.assertIn("in force when they began: 2 of 2; raised for them (after the burst before began): 0",
-                      r.stdout)
+        out = self.lead(TRAIN, lambda t: 100 if 19 <= t <= 27 else 10)
+        self.assertIn("4: +22.0 s wsf 100 raised 4.0 s before\n", out)
+        self.assertIn("in force when they began: 2 of 2; raised for them (after the burst before began): 0", out)
 
     def test_lowered_just_before_is_not_raised_for(self):
         # the value read 100 up to the sample before each later burst, and
         # was lowered there: while the burst began, 10 was in force
-        trace(self.path, TRAIN, lambda t: 100 if t in (19, 20, 21, 23, 24, 25) else 10)
-        r = run(self.path)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("4: +22.0 s wsf 10\n", r.stdout)
-        self.assertIn("in force when they began: 0 of 2", r.stdout)
+        out = self.lead(TRAIN, lambda t: 100 if t in (19, 20, 21, 23, 24, 25) else 10)
+        self.assertIn("4: +22.0 s wsf 10\n", out)
+        self.assertIn("in force when they began: 0 of 2", out)
 
     def test_raised_from_the_start_counts(self):
         # a value in force since before the trace began (a static row, say)
-        trace(self.path, TRAIN, lambda t: 100)
-        r = run(self.path)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("4: +22.0 s wsf 100 raised before the trace began", r.stdout)
-        self.assertIn("in force when they began: 2 of 2", r.stdout)
-        self.assertIn("back at 100 after the last burst: 0.0 s", r.stdout)
+        out = self.lead(TRAIN, lambda t: 100)
+        self.assertIn("4: +22.0 s wsf 100 raised before the trace began", out)
+        self.assertIn("in force when they began: 2 of 2", out)
+        self.assertIn("back at 100 after the last burst: 0.0 s", out)
 
     def test_unsteady_gaps_are_no_train(self):
-        trace(self.path, (10, 14, 18, 27, 31), lambda t: 10)
-        r = run(self.path)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("no train of 4 or more bursts", r.stdout)
-        self.assertIn("0 of 0", r.stdout)
+        out = self.lead((10, 14, 18, 27, 31), lambda t: 10)
+        self.assertIn("no train of 4 or more bursts", out)
+        self.assertIn("0 of 0", out)
 
     def test_bad_options_refused(self):
         trace(self.path, TRAIN, lambda t: 10)

@@ -1,5 +1,6 @@
 #!/bin/bash
-# bench/run refuses bad options before it touches anything: each bad
+# bench/run refuses bad options before it touches anything (and so do the
+# cost tools side-by-side, wake-cost and cycle-pages): each bad
 # invocation exits 2 (argparse's status) with a message that names the
 # option, and leaves the scale factor as it was. No valid invocation runs
 # here: a sitting takes half an hour and the machine lock.
@@ -45,6 +46,29 @@ refused "not allowed with argument" --quick --full
 refused "not allowed with argument" --warm --no-warm
 refused "invalid int value" --runs three
 
+# the cost tools refuse bad options before they start anything
+tool_refused() {        # expected message, tool, arguments...
+        local want=$1 tool=$2 out status
+        shift 2
+        set +e
+        out=$(timeout 60 "$src/bench/$tool" "$@" 2>&1)
+        status=$?
+        set -e
+        if [ "$status" -ne 2 ] || ! grep -qF -- "$want" <<<"$out"; then
+                echo "FAIL: bench/$tool $*: status $status, wanted 2 and '$want' in:"; echo "$out"; fail=1
+        else
+                echo "ok: bench/$tool $* -> $want"
+        fi
+}
+tool_refused "usage: bench/side-by-side" side-by-side
+tool_refused "usage: bench/side-by-side" side-by-side soon "$tmp"
+tool_refused "side-by-side: no $tmp/src/memoptimizer" side-by-side 5 "$tmp"
+tool_refused "usage: bench/wake-cost" wake-cost "$tmp" 0
+tool_refused "usage: bench/wake-cost" wake-cost "$tmp" 5 three
+tool_refused "wake-cost: no $tmp/bench/page-touch" wake-cost "$tmp" 5 1
+tool_refused "usage: bench/cycle-pages" cycle-pages "$tmp" 0
+tool_refused "cycle-pages: no $tmp/src/memoptimizer" cycle-pages "$tmp" 5
+
 help=$(python3 "$run" --help)
 for opt in --scenarios --configs --runs --seed --other-daemon --other-config --reader-fit --out; do
         grep -qF -- "$opt" <<<"$help" || { echo "FAIL: --help does not name $opt"; fail=1; }
@@ -53,5 +77,5 @@ done
 wsf_after=$(cat /proc/sys/vm/watermark_scale_factor)
 [ "$wsf_after" = "$wsf_before" ] ||
         { echo "FAIL: vm.watermark_scale_factor $wsf_before -> $wsf_after"; fail=1; }
-[ "$fail" -eq 0 ] && echo "PASS: bench/run refuses bad options and changes nothing"
+[ "$fail" -eq 0 ] && echo "PASS: bench/run and the cost tools refuse bad options; nothing changed"
 exit "$fail"

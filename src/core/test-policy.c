@@ -995,12 +995,12 @@ static void recurring_episode_anticipated(void **state)
         sim_free(&s);
 }
 
-/* The train's fourth episode comes when due, gentler: the value raised
- * for it at 48 holds it, and its demand stops (at 52) before the
- * pattern's tolerance ends (53.75). It is given back there, as before, but
- * not as overdue: it came (0.4.3 said of such a burst in the bench's train
- * that it "has not come"). The fifth, expected at 65 and raised for at 63,
- * never comes: that one is overdue. */
+/* The train's fourth episode comes when due (49), gentler: the value
+ * raised for it at 47 holds it, and its demand stops (at 52) before the
+ * pattern's tolerance ends (52.75). It is given back there, at 53, as
+ * before, but not as overdue: it came (0.4.3 said of such a burst in the
+ * bench's train that it "has not come"). The fifth, expected at 64 and
+ * raised for at 62, never comes: that one is overdue (at 68). */
 static uint64_t gentle_fourth(int t)
 {
         return t < 45 ? dip(t % 15) : gentle_dip(t - 45);
