@@ -196,9 +196,11 @@ static long shortfall_target(const struct policy_state *st, const struct policy_
          * beside a kswapd reclaiming 2.6 GB/s, with no stall, where a
          * static 100 had none either. */
         double thp = dmin(st->episodes.cur.peak_thp_pages_per_sec, demand);
+        double huge_free = raised ? 0 : huge_free_above_low(f);
         double gap = raised ? dmax(0, demand - thp - capacity) * cfg->interval :
-                     onset_gap(demand, thp, capacity, cfg->interval, huge_free_above_low(f));
+                     onset_gap(demand, thp, capacity, cfg->interval, huge_free);
         d->thp = raised ? 0 : thp;      /* what the gap was sized for */
+        d->huge_free = dmin(huge_free, d->thp * POLICY_THP_COVER_INTERVALS * cfg->interval);
         if (!raised && thp > 0 && gap <= 0)     /* the pace floor: kswapd, once woken, keeps pace */
                 gap = (double)POLICY_PACE_FLOOR * (double)p->managed_pages / PERMYRIAD;
         if (gap <= 0 || p->free_pages < p->wmark_low)
