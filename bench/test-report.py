@@ -46,6 +46,14 @@ class Report(unittest.TestCase):
             r, _ = sitting(Path(d), ["defaults", "memoptimizer", "wsf=100"])
             self.assertEqual(r.cost_key(), "lost_pct")
 
+    def test_time_plot_rows_in_a_sitting_of_warm_daemons_only(self):
+        # a sitting of two warm rows had no row to draw and failed after its tables
+        with tempfile.TemporaryDirectory() as d:
+            r, _ = sitting(Path(d), ["memoptimizer-warm", "memoptimizer-other-warm"])
+            self.assertEqual(r.time_rows(), ["memoptimizer-warm", "memoptimizer-other-warm"])
+            r, _ = sitting(Path(d), ["defaults", "wsf=100", "memoptimizer", "memoptimizer-warm"])
+            self.assertEqual(r.time_rows(), ["defaults", "wsf=100", "memoptimizer"])
+
     def test_runs_written_before_a_failing_plot(self):
         with tempfile.TemporaryDirectory() as d:
             r, runs = sitting(Path(d), ["memoptimizer", "memoptimizer-other"])
