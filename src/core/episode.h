@@ -41,10 +41,6 @@ struct episode_stats {
          * raise was in force: an interval of the demand kswapd could not
          * meet, huge pages whole. What a stall teaches is never less. */
         double onset_gap_pages;
-        /* The largest such gap before the huge blocks free above low were
-         * taken off it (policy.c), when they were: 0 when none were. What
-         * carried this episode the next of its kind may not find. */
-        double onset_uncut_gap_pages;
         double gap_pages;                       /* low - min in force at that point */
         long wsf_max;                           /* highest scale factor in force */
         uint64_t allocstalls, compact_stalls;

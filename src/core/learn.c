@@ -159,11 +159,6 @@ void learn_episode(struct learned *l, const struct episode_stats *e)
                 k->wsf = dmax(held - LEARN_SHRINK * (held - need), dmin(held, LEARN_RAISED_FLOOR));
         else
                 k->wsf = held - LEARN_SHRINK * (held - need);
-        /* Huge blocks already free carried this episode past the gap its
-         * onset called for: its margin says nothing of the next one of its
-         * kind, which may not find them. It learns the gap uncut. */
-        double uncut = dmin(e->onset_uncut_gap_pages * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
-        k->wsf = dmax(k->wsf, uncut);
         k->known = true;
         k->episodes++;
         k->stalled += stalled;

@@ -164,23 +164,9 @@ static bool holding(const struct policy_config *cfg, const struct pressure *p)
  * The rates are the episode's per interval (episode_per_interval()): a
  * burst the fast path caught early is sized by what it took, not by an
  * interval at the speed of its first fraction of a second. */
-static double onset_gap(double demand, double thp, double capacity, double interval, double huge_free)
+static double onset_gap(double demand, double thp, double capacity, double interval)
 {
-        double huge = dmax(0, thp * POLICY_THP_COVER_INTERVALS * interval - huge_free);
-        return dmax(0, demand - thp - capacity) * interval + huge;
-}
-
-/* Free memory the fast path can still hand out in huge blocks: per node,
- * in blocks of the huge page's order and above low (below it the burst
- * wakes kswapd, which the pulse of wake.h does before DMA32 runs out). */
-static double huge_free_above_low(const struct forecast *f)
-{
-        double sum = 0;
-        for (size_t i = 0; i < f->nr_nodes; i++) {
-                const struct node_forecast *n = &f->nodes[i];
-                sum += dmax(0, dmin(n->free_at_order[f->max_order], n->free_pages - (double)n->wmark_low));
-        }
-        return sum;
+        return dmax(0, demand - thp - capacity) * interval + thp * POLICY_THP_COVER_INTERVALS * interval;
 }
 
 static long shortfall_target(const struct policy_state *st, const struct policy_config *cfg,
@@ -196,13 +182,9 @@ static long shortfall_target(const struct policy_state *st, const struct policy_
          * beside a kswapd reclaiming 2.6 GB/s, with no stall, where a
          * static 100 had none either. */
         double thp = dmin(st->episodes.cur.peak_thp_pages_per_sec, demand);
-        double huge_free = raised ? 0 : huge_free_above_low(f);
         double gap = raised ? dmax(0, demand - thp - capacity) * cfg->interval :
-                     onset_gap(demand, thp, capacity, cfg->interval, huge_free);
+                     onset_gap(demand, thp, capacity, cfg->interval);
         d->thp = raised ? 0 : thp;      /* what the gap was sized for */
-        d->huge_free = dmin(huge_free, d->thp * POLICY_THP_COVER_INTERVALS * cfg->interval);
-        if (!raised && thp > 0 && gap <= 0)     /* the pace floor: kswapd, once woken, keeps pace */
-                gap = (double)POLICY_PACE_FLOOR * (double)p->managed_pages / PERMYRIAD;
         if (gap <= 0 || p->free_pages < p->wmark_low)
                 return 0;
         /* A raise in force that holds is enough: growing it with the
@@ -269,11 +251,8 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                         double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
                         double demand = episode_per_interval(&ep, p->demand_pages_per_sec, f->dt);
                         double thp = dmin(episode_per_interval(&ep, p->thp_pages_per_sec, f->dt), demand);
-                        double gap = onset_gap(demand, thp, capacity, cfg->interval, huge_free_above_low(f));
-                        double uncut = onset_gap(demand, thp, capacity, cfg->interval, 0);
+                        double gap = onset_gap(demand, thp, capacity, cfg->interval);
                         e->onset_gap_pages = dmax(e->onset_gap_pages, gap);
-                        if (uncut > gap)
-                                e->onset_uncut_gap_pages = dmax(e->onset_uncut_gap_pages, uncut);
                 }
                 st->demand_end = e->end;
         }

@@ -144,8 +144,6 @@ struct decision {
         double thp;                     /* of the demand, huge pages (pages per second) */
         double cover;                   /* seconds of shortfall the gap was sized for */
         double thp_cover;               /* seconds of the huge pages (of thp) it covers */
-        double huge_free;               /* pages of them already free in huge blocks above low,
-                                         * taken off the gap */
         bool wake_capped;               /* held to the value that puts low at free memory */
         bool paced;                     /* lifted to POLICY_PACE_FLOOR */
         int demand_class;               /* learn_class_of() the episode's demand; -1 none */

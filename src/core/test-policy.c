@@ -172,45 +172,6 @@ static void small_raise_lifted_to_the_pace_floor(void **state)
         sim_free(&s);
 }
 
-/* A burst of huge pages at 600000 pages/s that leaves 1000000 pages free
- * (from 1600000), `huge` of them in blocks of the huge page's order: the
- * value the onset raise chose, or -1. */
-static long onset_raise_with_huge_free(uint64_t huge, struct decision *d)
-{
-        struct sim s;
-        sim_init(&s, 10);
-        long raised = -1;
-        for (int t = 0; t <= 5 && raised < 0; t++) {
-                uint64_t free = t <= 4 ? 1600000 : 1000000, thp = t <= 4 ? 0 : 600000;
-                struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = free,
-                                        .high_pages = t <= 4 ? 1536000 : huge, .order = 9 };
-                struct meminfo mem = { .mem_free = free, .active_file = PLENTY, .anon_huge = thp,
-                                       .anon_pages = thp, .parts_known = true };
-                if (sim_step_mem(&s, t, &z, 1, NULL, &mem, d) && d->reason != WSF_KEEP)
-                        raised = d->wsf_new;
-        }
-        sim_free(&s);
-        return raised;
-}
-
-/* Huge blocks already free above low serve the burst's huge pages from
- * the fast path: only what they do not cover is a gap. With 921600 pages
- * of the million in huge blocks the interval of huge pages (600000) is
- * covered, and the raise is the pace floor's, to have kswapd awake; with
- * 204800 the rest (395200 pages, 659) is the gap. 0.3.9 raised 529-744 in
- * the bench's first burst with 3.7 GB free in huge blocks. */
-static void huge_blocks_free_taken_off_the_onset_gap(void **state)
-{
-        (void)state;
-        struct decision d;
-        assert_int_equal(onset_raise_with_huge_free(921600, &d), POLICY_PACE_FLOOR);
-        assert_int_equal(d.reason, WSF_RAISE_FORECAST);
-        long partly = onset_raise_with_huge_free(204800, &d);
-        assert_int_equal(d.reason, WSF_RAISE_FORECAST);
-        assert_int_equal(partly, wsf_for_gap(600000 - 204800, MANAGED));
-        assert_int_equal(onset_raise_with_huge_free(0, &d), wsf_for_gap(600000, MANAGED));
-}
-
 /* The same burst on two zones: the larger one (5000000 pages) is left with
  * 100000 free, a smaller one (1000000 pages, as DMA32 beside a full page
  * cache) still has 300000. An allocation falls back from zone to zone and
@@ -802,29 +763,6 @@ static double shrunk(double wsf, long wsf_max)
         };
         learn_episode(&l, &e);
         return l.classes[c].wsf;
-}
-
-/* The same episode, carried by huge blocks free above low that the onset
- * rule took off a gap of 600000 pages: its unused margin does not shrink
- * the class; it learns the gap uncut, 1000 (the most). */
-static void huge_carried_episode_learns_the_uncut_gap(void **state)
-{
-        (void)state;
-        struct learned l;
-        learn_init(&l);
-        int c = learn_class_of(600000, MANAGED);
-        l.classes[c] = (struct learn_class){ .known = true, .wsf = 150, .episodes = 1 };
-        struct episode_stats e = {
-                .start = 0, .end = 3, .peak_demand_pages_per_sec = 600000, .demand_pages = 1500000,
-                .min_margin_pages = 60000, .gap_pages = 60000, .wsf_max = 100, .managed_pages = MANAGED,
-                .onset_uncut_gap_pages = 600000,
-        };
-        learn_episode(&l, &e);
-        assert_true(l.classes[c].wsf == 1000);
-        e.onset_uncut_gap_pages = 120000;       /* 200: more than the floor's 100, so it is what is learnt */
-        l.classes[c].wsf = 150;
-        learn_episode(&l, &e);
-        assert_true(l.classes[c].wsf == 120000.0 * 10000 / MANAGED);
 }
 
 static void raised_class_kept_at_the_floor(void **state)
@@ -1664,8 +1602,6 @@ int main(void)
                 cmocka_unit_test(raise_that_holds_not_grown),
                 cmocka_unit_test(raise_held_where_it_wakes_kswapd),
                 cmocka_unit_test(small_raise_lifted_to_the_pace_floor),
-                cmocka_unit_test(huge_blocks_free_taken_off_the_onset_gap),
-                cmocka_unit_test(huge_carried_episode_learns_the_uncut_gap),
                 cmocka_unit_test(heap_growth_kswapd_keeps_pace_keeps_the_raise),
                 cmocka_unit_test(raise_not_held_while_a_zone_has_free_memory),
                 cmocka_unit_test(demand_kswapd_absorbs_no_raise),

@@ -208,30 +208,6 @@ static void decision_why_round_trip(void **state)
         free(old);
         td.d.paced = false;
 
-        /* huge blocks free taken off the gap (0.4.5): read back; absent
-         * before, read as none; a negative count refused */
-        td.d.huge_free = 512000;
-        free(line);
-        line = line_of(trace_decision_line(&td), &len);
-        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
-        assert_float_equal(d->huge_free, 512000, 1e-9);
-        old = strdup(line);
-        assert_non_null(old);
-        cut_out(old, ",\"huge_free\":512000");
-        assert_null(strstr(old, "huge_free"));
-        assert_int_equal(trace_parse_line(old, strlen(old), &rec, err, sizeof(err)), 0);
-        assert_true(rec.decision.d.huge_free == 0);
-        free(old);
-        old = strdup(line);
-        assert_non_null(old);
-        at = strstr(old, "\"huge_free\":512000");
-        assert_non_null(at);
-        memcpy(at, "\"huge_free\":-12000", strlen("\"huge_free\":512000"));
-        assert_true(trace_parse_line(old, strlen(old), &rec, err, sizeof(err)) < 0);
-        assert_non_null(strstr(err, "huge_free"));
-        free(old);
-        td.d.huge_free = 0;
-
         /* as 0.2 wrote it: no "thp_cover", the huge pages covered as long
          * as the rest */
         char *copy = strdup(line);

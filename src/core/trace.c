@@ -211,7 +211,6 @@ static json_object *why_json(int *err, const struct decision *d)
                 json_put_number(err, w, decision_why_numbers[i].name, dbl_get(d, decision_why_numbers[i].offset), 3);
         json_put_number(err, w, RECUR_DUE_IN, d->recur_due_in, 3);
         json_put_number(err, w, "thp_cover", d->thp_cover, 3);
-        json_put_number(err, w, "huge_free", d->huge_free, 0);
         return w;
 }
 
@@ -581,10 +580,6 @@ static int parse_why(json_object *o, struct trace_decision *td, const struct per
                 return r;
         /* Later still (0.3.9): before it no raise was lifted to a floor. */
         if (json_object_object_get_ex(w, "paced", NULL) && (r = get_bool(w, "paced", &d->paced, e)) < 0)
-                return r;
-        /* 0.4.5: before it no huge blocks were taken off a gap. */
-        if (json_object_object_get_ex(w, "huge_free", NULL) &&
-            (r = get_num(w, "huge_free", 0, TRACE_MAX_FIGURE, false, &d->huge_free, e)) < 0)
                 return r;
         d->demand_class = (int)class;
         d->learned_wsf = (long)learned;

@@ -75,28 +75,6 @@ static void format_due(char *buf, size_t size, double due_in)
                 snprintf(buf, size, "is due in %.1f s", due_in);
 }
 
-/* A forecast raise; huge blocks already free above low are taken off the
- * huge pages' part of the gap (policy.c), and the line says by how much. */
-static void report_forecast_reason(char *buf, size_t size, const struct decision *d, const char *drain,
-                                   const char *thp, const char *peak)
-{
-        double mb = (double)sysconf(_SC_PAGESIZE) / BYTES_PER_MB;
-        char less[64] = "";
-        if (d->huge_free > 0)
-                snprintf(less, sizeof(less), " less %.0f MB free in huge blocks", d->huge_free * mb);
-        /* all of them: what is left is the pace floor's, so kswapd wakes */
-        bool covered = d->huge_free > 0 && d->huge_free >= d->thp * d->thp_cover * (1 - 1e-9);
-        if (d->thp > 0 && covered)
-                snprintf(buf, size, "a pressure episode the value in force does not cover: demand %s, %s of it huge pages, which kswapd's reclaim (%s) does not make; %.0f MB free in huge blocks cover %.3g s of them, the gap %.3g s of the rest of the shortfall and no less than the pace floor's, to have kswapd awake when they run out",
-                         drain, thp, peak, d->huge_free * mb, d->thp_cover, d->cover);
-        else if (d->thp > 0)
-                snprintf(buf, size, "a pressure episode the value in force does not cover: demand %s, %s of it huge pages, which kswapd's reclaim (%s) does not make; the gap covers %.3g s of them%s, and %.3g s of the rest of the shortfall",
-                         drain, thp, peak, d->thp_cover, less, d->cover);
-        else
-                snprintf(buf, size, "a pressure episode the value in force does not cover: demand %s, more than kswapd can reclaim (%s); the gap grows by %.3g s of the shortfall",
-                         drain, peak, d->cover);
-}
-
 void report_reason(char *buf, size_t size, const struct decision *d)
 {
         char ksw[32], peak[32], drain[32], direct[32], thp[32], due[48];
@@ -108,7 +86,12 @@ void report_reason(char *buf, size_t size, const struct decision *d)
         format_rate(direct, sizeof(direct), d->direct);
         switch (d->reason) {
         case WSF_RAISE_FORECAST:
-                report_forecast_reason(buf, size, d, drain, thp, peak);
+                if (d->thp > 0)
+                        snprintf(buf, size, "a pressure episode the value in force does not cover: demand %s, %s of it huge pages, which kswapd's reclaim (%s) does not make; the gap covers %.3g s of them, and %.3g s of the rest of the shortfall",
+                                 drain, thp, peak, d->thp_cover, d->cover);
+                else
+                        snprintf(buf, size, "a pressure episode the value in force does not cover: demand %s, more than kswapd can reclaim (%s); the gap grows by %.3g s of the shortfall",
+                                 drain, peak, d->cover);
                 break;
         case WSF_RAISE_LEARNED:
                 snprintf(buf, size, "a pressure episode like earlier ones (demand %s, class %d): they needed %ld",
@@ -201,8 +184,6 @@ size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct dec
         field(&fs, "RECLAIM_PAGES_PER_SEC", 0, d->reclaim);
         if (d->reason == WSF_RAISE_FORECAST)
                 field(&fs, "COVER_SECONDS", 3, d->cover);
-        if (d->reason == WSF_RAISE_FORECAST && d->huge_free > 0)
-                field(&fs, "HUGE_FREE_PAGES", 0, d->huge_free);
         if (d->demand_class >= 0)
                 field(&fs, "DEMAND_CLASS", 0, d->demand_class);
         if (d->learned_wsf >= 0)
@@ -271,10 +252,6 @@ void report_episode_message(char *msg, size_t size, const struct decision *d)
                          "pressure episode over after %.1f s: demand up to %s, %.0f MB in all; kswapd up to %s; closest to min %.0f MB (gap %.0f MB); %llu stalls, %.0f MB reclaimed directly",
                          e->end - e->start, peak, e->demand_pages * mb, ksw, e->min_margin_pages * mb,
                          e->gap_pages * mb, stalls, e->direct_pages * mb);
-        /* what the next of its kind may not find: the class learnt the gap without it */
-        if (n >= 0 && (size_t)n < size && e->onset_uncut_gap_pages > 0)
-                n += snprintf(msg + n, size - (size_t)n, "; huge blocks already free carried its onset (gap %.0f MB without them)",
-                              e->onset_uncut_gap_pages * mb);
         if (n >= 0 && (size_t)n < size && d->learned_wsf >= 0)
                 snprintf(msg + n, size - (size_t)n, "; its kind now needs %ld", d->learned_wsf);
 }
@@ -283,7 +260,7 @@ void report_episode(const struct logger *l, const struct decision *d)
 {
         if (!d->episode_ended)
                 return;
-        char msg[REPORT_MSG_MAX];
+        char msg[400];
         report_episode_message(msg, sizeof(msg), d);
         const struct episode_stats *e = &d->episode;
         struct fields fs = { .n = 0 };
@@ -297,8 +274,6 @@ void report_episode(const struct logger *l, const struct decision *d)
         field(&fs, "ALLOCSTALLS", 0, (double)e->allocstalls);
         field(&fs, "COMPACT_STALLS", 0, (double)e->compact_stalls);
         field(&fs, "DIRECT_PAGES", 0, e->direct_pages);
-        if (e->onset_uncut_gap_pages > 0)
-                field(&fs, "ONSET_UNCUT_GAP_PAGES", 0, e->onset_uncut_gap_pages);
         if (d->learned_wsf >= 0)
                 field(&fs, "LEARNED_WSF", 0, (double)d->learned_wsf);
         log_event(l, LOG_INFO, MSGID_EPISODE, msg, fs.f, fs.n);

@@ -37,8 +37,8 @@ void report_wake_end(const struct logger *l, const struct wake_pulse *p, enum wa
 /* The same messages as text, for `memoptimizer replay`. A scale-factor
  * message is at most REPORT_REASON_MAX - 1 bytes of reason with its verb,
  * values and the wake-now note around it: REPORT_MSG_MAX holds it whole. */
-#define REPORT_REASON_MAX 320
-#define REPORT_MSG_MAX 640
+#define REPORT_REASON_MAX 256
+#define REPORT_MSG_MAX 512
 void report_wsf_message(char *msg, size_t size, const struct decision *d, bool acting);
 void report_compact_message(char *msg, size_t size, const struct compact_order *c, bool acting,
                             bool all_nodes, int err);
@@ -48,9 +48,8 @@ void report_hold_message(char *msg, size_t size, const struct decision *d);
 void report_wake_message(char *msg, size_t size, const struct wake_pulse *p, long page_size, bool acting);
 
 /* The journal fields of a scale-factor decision, as report_wsf() sends
- * them; how many. REPORT_FIELDS_MAX holds the most one can have (19: a
- * forecast raise for a zone, of a learnt class, with huge blocks free,
- * lifted to the pace floor). */
+ * them; how many. REPORT_FIELDS_MAX holds the most one can have (18: a
+ * forecast raise for a zone, of a learnt class, lifted to the pace floor). */
 #define REPORT_FIELDS_MAX 20
 size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct decision *d, bool acting);
 

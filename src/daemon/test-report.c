@@ -66,31 +66,6 @@ static void episode_over(const struct logger *l)
         report_episode(l, &d);
 }
 
-/* A burst of huge pages met by huge blocks already free above low: the
- * line says how much of the gap they took (policy.c), and the episode's
- * end says what the class learnt without them. */
-static void raise_with_huge_free(const struct logger *l)
-{
-        double pages_per_mb = 1e6 / (double)sysconf(_SC_PAGESIZE);
-        struct decision d = {
-                .reason = WSF_RAISE_FORECAST, .wsf_old = 10, .wsf_new = 301, .ceiling = 1000,
-                .node = 0, .zone = "Normal", .secs_to_low = 2.1, .secs_to_min = 2.5, .drain = 600000,
-                .thp = 590000, .huge_free = 2000 * pages_per_mb, .reclaim = 0,
-                .reclaim_peak = 250000, .cover = 1, .thp_cover = 1, .demand_class = -1, .learned_wsf = -1,
-        };
-        report_wsf(l, &d, true);
-        d.huge_free = d.thp * d.thp_cover;      /* all of them: the pace floor */
-        d.wsf_new = POLICY_PACE_FLOOR;
-        report_wsf(l, &d, true);
-        struct decision e = { .reason = WSF_KEEP, .node = -1, .episode_ended = true, .learned_wsf = 1000,
-                              .episode = { .start = 5, .end = 8, .peak_demand_pages_per_sec = 600000,
-                                           .demand_pages = 1500000, .min_margin_pages = 60000,
-                                           .gap_pages = 60000, .wsf_max = 301,
-                                           .onset_uncut_gap_pages = 2400 * pages_per_mb,
-                                           .managed_pages = 6000000 } };
-        report_episode(l, &e);
-}
-
 /* Given back to what the next episode of a train needs, not to the
  * baseline (policy.c) */
 static void lower_to_recurrence(const struct logger *l)
@@ -203,12 +178,11 @@ static void fields_all_kept(void **state)
                 .reason = WSF_RAISE_FORECAST, .wsf_old = 10, .wsf_new = POLICY_PACE_FLOOR, .ceiling = 1000,
                 .node = 0, .zone = "Normal", .secs_to_low = 6.4, .secs_to_min = 7.1, .drain = 89286,
                 .thp = 80000, .reclaim = 0, .reclaim_peak = 1000, .cover = 1, .stalls = 7,
-                .demand_class = 7, .learned_wsf = 40, .paced = true, .huge_free = 51200,
+                .demand_class = 7, .learned_wsf = 40, .paced = true,
         };
         struct log_field f[REPORT_FIELDS_MAX];
         size_t n = report_wsf_fields(f, &d, true);
-        assert_int_equal(n, 19);
-        assert_string_equal(field_value(f, n, "HUGE_FREE_PAGES"), "51200");
+        assert_int_equal(n, 18);
         assert_string_equal(field_value(f, n, "STALLS"), "7");
         assert_string_equal(field_value(f, n, "PACE_FLOOR"), "100");
         assert_string_equal(field_value(f, n, "LEARNED_WSF"), "40");
@@ -231,18 +205,6 @@ static void lines(void **state)
         capture(raise_by_forecast, out, sizeof(out));
         assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 596: a pressure episode the value in force does not cover"));
         assert_non_null(strstr(out, "the gap grows by 4 s of the shortfall"));
-        capture(raise_with_huge_free, out, sizeof(out));
-        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 301: a pressure episode the value in force "
-                                    "does not cover: demand 2.5 GB/s, 2.4 GB/s of it huge pages, which kswapd's reclaim "
-                                    "(1.0 GB/s) does not make; the gap covers 1 s of them less 2000 MB free in huge "
-                                    "blocks, and 1 s of the rest of the shortfall\n"));
-        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 100: a pressure episode the value in force "
-                                    "does not cover: demand 2.5 GB/s, 2.4 GB/s of it huge pages, which kswapd's reclaim "
-                                    "(1.0 GB/s) does not make; 2417 MB free in huge blocks cover 1 s of them, the gap "
-                                    "1 s of the rest of the shortfall and no less than the pace floor's, to have "
-                                    "kswapd awake when they run out\n"));
-        assert_non_null(strstr(out, "huge blocks already free carried its onset (gap 2400 MB without them); "
-                                    "its kind now needs 1000\n"));
         capture(raise_by_learning, out, sizeof(out));
         assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 242 at onset: a pressure episode like earlier ones"));
         assert_non_null(strstr(out, "class 9): they needed 242"));
