@@ -13,21 +13,22 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 touch "$tmp/not-executable"
 
-refused() {     # expected message, arguments...
+# each exits 2 with the expected message
+check() {       # expected message, command...
         local want=$1 out status
         shift
         set +e
-        out=$(timeout 60 python3 "$run" "$@" 2>&1)
+        out=$(timeout 60 "$@" 2>&1)
         status=$?
         set -e
-        if [ "$status" -ne 2 ]; then
-                echo "FAIL: bench/run $*: exit status $status, not 2"; echo "$out"; fail=1
-        elif ! grep -qF -- "$want" <<<"$out"; then
-                echo "FAIL: bench/run $*: no '$want' in:"; echo "$out"; fail=1
+        if [ "$status" -ne 2 ] || ! grep -qF -- "$want" <<<"$out"; then
+                echo "FAIL: $*: status $status, wanted 2 and '$want' in:"; echo "$out"; fail=1
         else
-                echo "ok: bench/run $* -> $want"
+                echo "ok: $* -> $want"
         fi
 }
+refused() { local want=$1; shift; check "$want" python3 "$run" "$@"; }
+tool_refused() { local want=$1 tool=$2; shift 2; check "$want" "$src/bench/$tool" "$@"; }
 
 refused "unknown scenario: nosuch" --scenarios mixed,nosuch
 refused "unknown configuration: wsf=0" --configs defaults,wsf=0
