@@ -3,6 +3,7 @@
  * waits for its timer. */
 #pragma once
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/epoll.h>
@@ -10,8 +11,8 @@
 #include <unistd.h>
 
 /* Calls each(arg) at every tick, until killed; returns 1 (after saying
- * why, as `name`) only when the timer cannot be set up. A wait cut short
- * by a signal is not a tick. */
+ * why, as `name`) only when the timer cannot be set up or waited on. A
+ * wait cut short by a signal is not a tick. */
 static inline int tick_run(const char *name, long ms, void (*each)(void *), void *arg)
 {
         struct timespec every = { ms / 1000, (ms % 1000) * 1000000L };
@@ -26,8 +27,12 @@ static inline int tick_run(const char *name, long ms, void (*each)(void *), void
         }
         for (;;) {
                 uint64_t expirations;
-                if (epoll_wait(epoll, &ev, 1, -1) == 1 &&
-                    read(timer, &expirations, sizeof(expirations)) == sizeof(expirations))
+                int n = epoll_wait(epoll, &ev, 1, -1);
+                if (n < 0 && errno != EINTR) {  /* would spin, not tick */
+                        perror(name);
+                        return 1;
+                }
+                if (n == 1 && read(timer, &expirations, sizeof(expirations)) == sizeof(expirations))
                         each(arg);
         }
 }
