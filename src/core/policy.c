@@ -286,41 +286,35 @@ static long recur_due(const struct learned *l, const struct policy_config *cfg, 
         return w;
 }
 
-/* What the value should be now, and why. */
-static long wsf_target(struct policy_state *st, const struct policy_config *cfg, const struct forecast *f,
-                       const struct pressure *p, struct decision *d, enum wsf_reason *why)
+/* What an episode still taking memory calls for: what its class needed,
+ * at once; where a raise is in force and does not hold (a kind of episode
+ * larger than its class learnt: the same rate for longer), what the
+ * shortfall calls for as well. */
+static long episode_target(struct policy_state *st, const struct policy_config *cfg, const struct forecast *f,
+                           const struct pressure *p, double capacity, long target, struct decision *d,
+                           enum wsf_reason *why)
 {
-        long target = st->baseline;
-        *why = WSF_KEEP;
-        double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
-        d->reclaim_peak = capacity;
-        /* No demand in the last interval (what the workload took, counting
-         * what reclaim gave it): it has passed. A raise now, whatever
-         * showed it needed (a stall that is over, a class's size), would
-         * only have kswapd evict page cache after the fact: a stall raise
-         * seen a second late, after a THP burst had freed its memory, made
-         * it reclaim 1.7 GB more here. What it showed is learnt all the
-         * same. */
-        bool receding = p->demand_pages_per_sec < EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages;
-        if (st->episodes.active && !receding) {
-                double demand = st->episodes.cur.peak_demand_pages_per_sec;
-                d->drain = demand;
-                d->demand_class = learn_class_of(demand, p->managed_pages);
-                long learned = learn_wsf_for(&st->learned, demand, p->managed_pages);
-                d->learned_wsf = learned;
-                /* What the class needed, at once; where a raise is in force
-                 * and does not hold (a kind of episode larger than its class
-                 * learnt: the same rate for longer), what the shortfall calls
-                 * for as well. */
-                long s = learned < 0 || st->current > st->baseline ?
-                         shortfall_target(st, cfg, f, p, demand, capacity, d) : 0;
-                bool by_class = learned >= s;
-                long w = by_class ? learned : s;
-                if (w > target) {
-                        target = w;
-                        *why = by_class ? WSF_RAISE_LEARNED : WSF_RAISE_FORECAST;
-                }
+        double demand = st->episodes.cur.peak_demand_pages_per_sec;
+        d->drain = demand;
+        d->demand_class = learn_class_of(demand, p->managed_pages);
+        long learned = learn_wsf_for(&st->learned, demand, p->managed_pages);
+        d->learned_wsf = learned;
+        long s = learned < 0 || st->current > st->baseline ?
+                 shortfall_target(st, cfg, f, p, demand, capacity, d) : 0;
+        bool by_class = learned >= s;
+        long w = by_class ? learned : s;
+        if (w > target) {
+                target = w;
+                *why = by_class ? WSF_RAISE_LEARNED : WSF_RAISE_FORECAST;
         }
+        return target;
+}
+
+/* What a recurring episode due within the lead calls for. */
+static long recurrence_target(struct policy_state *st, const struct policy_config *cfg, const struct forecast *f,
+                              const struct pressure *p, bool receding, long target, struct decision *d,
+                              enum wsf_reason *why)
+{
         if (!st->episodes.active) {
                 recur_find(&st->learned, p->managed_pages, f->time, &d->recur);
                 long w = recur_due(&st->learned, cfg, p, f->time, target, d);
@@ -344,6 +338,47 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
                 if (w > 0)
                         target = w;
         }
+        return target;
+}
+
+/* What the fast path watches for: a fall that would start an episode --
+ * at the onset share, and fast enough to bring free memory to low within
+ * the horizon -- while one at kswapd's capacity could. Not kswapd's
+ * capacity itself: kswapd sleeps until low, and huge pages stall long
+ * before it falls behind (bursts here fault at 0.4-2.4 GB/s against a
+ * prior of 1.3 GB/s). A false alarm costs one sample: the sample
+ * decides. */
+static void arm_onset_watch(struct policy_state *st, const struct policy_config *cfg, const struct pressure *p,
+                            double capacity)
+{
+        double above_low = p->free_pages - p->wmark_low;
+        st->onset_trigger_pages_per_sec = dmax(EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages,
+                                               above_low / cfg->horizon);
+        /* also between the bursts of an episode: the value is given back
+         * when its demand stops (calm()), and the next burst is its onset */
+        bool taking = st->episodes.active && st->episodes.calm_samples == 0;
+        st->onset_armed = !taking && above_low < capacity * cfg->horizon;
+}
+
+/* What the value should be now, and why. */
+static long wsf_target(struct policy_state *st, const struct policy_config *cfg, const struct forecast *f,
+                       const struct pressure *p, struct decision *d, enum wsf_reason *why)
+{
+        long target = st->baseline;
+        *why = WSF_KEEP;
+        double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
+        d->reclaim_peak = capacity;
+        /* No demand in the last interval (what the workload took, counting
+         * what reclaim gave it): it has passed. A raise now, whatever
+         * showed it needed (a stall that is over, a class's size), would
+         * only have kswapd evict page cache after the fact: a stall raise
+         * seen a second late, after a THP burst had freed its memory, made
+         * it reclaim 1.7 GB more here. What it showed is learnt all the
+         * same. */
+        bool receding = p->demand_pages_per_sec < EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages;
+        if (st->episodes.active && !receding)
+                target = episode_target(st, cfg, f, p, capacity, target, d, why);
+        target = recurrence_target(st, cfg, f, p, receding, target, d, why);
         /* A stall is evidence about the interval that has passed, and the
          * learner sizes the next episode of its kind by it (learn.h). It
          * does not raise the value in force: by the time it is seen a
@@ -363,20 +398,7 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
         st->hold = d->hold;
         if (target > st->current && d->hold != HOLD_NONE)
                 target = st->current;   /* a higher watermark would only burn CPU */
-        /* What the fast path watches for: a fall that would start an
-         * episode -- at the onset share, and fast enough to bring free
-         * memory to low within the horizon -- while one at kswapd's
-         * capacity could. Not kswapd's capacity itself: kswapd sleeps
-         * until low, and huge pages stall long before it falls behind
-         * (bursts here fault at 0.4-2.4 GB/s against a prior of 1.3 GB/s).
-         * A false alarm costs one sample: the sample decides. */
-        double above_low = p->free_pages - p->wmark_low;
-        st->onset_trigger_pages_per_sec = dmax(EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages,
-                                               above_low / cfg->horizon);
-        /* also between the bursts of an episode: the value is given back
-         * when its demand stops (calm()), and the next burst is its onset */
-        bool taking = st->episodes.active && st->episodes.calm_samples == 0;
-        st->onset_armed = !taking && above_low < capacity * cfg->horizon;
+        arm_onset_watch(st, cfg, p, capacity);
         return target;
 }
 
