@@ -3,8 +3,8 @@
 for only when the value in force while it began (read at its onset sample)
 was at least the floor, not when it was lowered just before; a raise made
 at or before the burst before's onset and held is in force but not "for
-it"; a run of gaps that is not steady is no train; bad options are
-refused."""
+it"; a run of gaps that is not steady is no train, and its onsets are
+listed; bad options are refused."""
 import json
 import os
 import subprocess
@@ -92,9 +92,11 @@ class TrainLead(unittest.TestCase):
         self.assertIn("back at 100 after the last burst: 0.0 s", out)
 
     def test_unsteady_gaps_are_no_train(self):
-        out = self.lead((10, 14, 18, 27, 31), lambda t: 10)
+        out = self.lead((10, 14, 18, 27, 31), lambda t: 100 if t >= 30 else 10)
         self.assertIn("no train of 4 or more bursts", out)
         self.assertIn("0 of 0", out)
+        # the onsets that came are listed with the value read at each
+        self.assertIn("onsets: +10.0 s wsf 10, +14.0 s wsf 10, +18.0 s wsf 10, +27.0 s wsf 10, +31.0 s wsf 100", out)
 
     def test_bad_options_refused(self):
         trace(self.path, TRAIN, lambda t: 10)
