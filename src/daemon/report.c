@@ -260,7 +260,7 @@ void report_episode(const struct logger *l, const struct decision *d)
 {
         if (!d->episode_ended)
                 return;
-        char msg[400];
+        char msg[REPORT_MSG_MAX];
         report_episode_message(msg, sizeof(msg), d);
         const struct episode_stats *e = &d->episode;
         struct fields fs = { .n = 0 };
@@ -314,7 +314,7 @@ void report_compact_message(char *msg, size_t size, const struct compact_order *
 void report_compact(const struct logger *l, const struct compact_order *c, bool acting,
                     bool all_nodes, double seconds, int err)
 {
-        char msg[300];
+        char msg[REPORT_MSG_MAX];
         report_compact_message(msg, sizeof(msg), c, acting, all_nodes, err);
         struct fields fs = { .n = 0 };
         field(&fs, "NODE", 0, c->node);
@@ -336,7 +336,7 @@ void report_backoff_message(char *msg, size_t size, const struct compact_backoff
 
 void report_backoff(const struct logger *l, const struct compact_backoff *b)
 {
-        char msg[300];
+        char msg[REPORT_MSG_MAX];
         report_backoff_message(msg, sizeof(msg), b);
         struct fields fs = { .n = 0 };
         field(&fs, "NODE", 0, b->node);

@@ -36,7 +36,9 @@ void report_wake_end(const struct logger *l, const struct wake_pulse *p, enum wa
 
 /* The same messages as text, for `memoptimizer replay`. A scale-factor
  * message is at most REPORT_REASON_MAX - 1 bytes of reason with its verb,
- * values and the wake-now note around it: REPORT_MSG_MAX holds it whole. */
+ * values and the wake-now note around it: REPORT_MSG_MAX holds it whole.
+ * The daemon and replay make every message in REPORT_MSG_MAX bytes, so
+ * the journal and a replay say the same. */
 #define REPORT_REASON_MAX 256
 #define REPORT_MSG_MAX 512
 void report_wsf_message(char *msg, size_t size, const struct decision *d, bool acting);
