@@ -200,6 +200,32 @@ static int check_config(const char *path, const char *root, const struct config 
         return 0;
 }
 
+/* What needs the configuration: --check-config, status and the daemon. */
+static int run_configured(struct cli *c)
+{
+        struct config cfg;
+        char err[ERR_MSG_MAX];
+        config_defaults(&cfg);
+        /* --check-config checks a file: a missing one is not valid, even
+         * the default one the daemon could start without */
+        int r = config_load(&cfg, c->opt.config_path, c->opt.config_must_exist || c->check_config,
+                            err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "memoptimizer: %s%s\n", err, r == -ENOENT && !c->opt.config_must_exist ?
+                        " (the daemon would start on the built-in defaults)" : "");
+                return 1;
+        }
+        if (c->check_config)
+                return check_config(c->opt.config_path, c->opt.root, &cfg);
+        if (c->cmd == CMD_STATUS)
+                return status_print(stdout, c->opt.root, c->opt.state_dir, c->opt.learn_dir, &cfg, c->json);
+
+        daemon_apply_overrides(&c->opt, &cfg);
+        struct logger log;
+        log_init(&log, cfg.log_level);
+        return daemon_run(&c->opt, &cfg, &log);
+}
+
 int main(int argc, char **argv)
 {
         /* Before anything can change the sysctl: a stop signal from now on
@@ -251,26 +277,5 @@ int main(int argc, char **argv)
                 return restore_main(c.opt.root, c.opt.state_dir);
         if (c.cmd == CMD_FORGET)
                 return forget_main(c.opt.learn_dir);
-
-        struct config cfg;
-        char err[ERR_MSG_MAX];
-        config_defaults(&cfg);
-        /* --check-config checks a file: a missing one is not valid, even
-         * the default one the daemon could start without */
-        r = config_load(&cfg, c.opt.config_path, c.opt.config_must_exist || c.check_config,
-                        err, sizeof(err));
-        if (r < 0) {
-                fprintf(stderr, "memoptimizer: %s%s\n", err, r == -ENOENT && !c.opt.config_must_exist ?
-                        " (the daemon would start on the built-in defaults)" : "");
-                return 1;
-        }
-        if (c.check_config)
-                return check_config(c.opt.config_path, c.opt.root, &cfg);
-        if (c.cmd == CMD_STATUS)
-                return status_print(stdout, c.opt.root, c.opt.state_dir, c.opt.learn_dir, &cfg, c.json);
-
-        daemon_apply_overrides(&c.opt, &cfg);
-        struct logger log;
-        log_init(&log, cfg.log_level);
-        return daemon_run(&c.opt, &cfg, &log);
+        return run_configured(&c);
 }
