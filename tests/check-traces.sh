@@ -81,11 +81,17 @@ check streaming "a forecast raise before the first stall" 'before "$r" "$s"' "ra
 r=$(first accumulate '$4 ~ /^raise/') s=$(first accumulate '$9 > 0 || $10 > 0')
 check accumulate "raises before the first stall" 'before "$r" "$s"' "raise at $r s, stall at $s s"
 
-# fragmented: a page kept in every 2 MiB block, then THP demand; the
-# daemon compacts, and before the first compaction stall
+# fragmented: a page kept in every 2 MiB block, then THP demand. From
+# +18 s, where a compaction would be due (order-9 blocks forecast to run
+# out in calm since +17 s), the program faults huge pages (AnonHugePages
+# grew by 1.1 % of memory in the interval before, then more): no
+# compaction into its faults (0.4.6 compacted at +18 s; it did not help,
+# 761856 -> 302080 pages in blocks, and 2618 compaction stalls followed),
+# and none after the stalls, when the program's release had left free
+# memory in huge blocks (nothing to compact)
 k=$(first fragmented '$5 > 0') s=$(first fragmented '$10 > 0')
-check fragmented "triggers compaction" '[ "$k" != none ]' "first compaction at $k s"
-check fragmented "compacts before the first compaction stall" 'before "$k" "$s"' "compaction at $k s, compact_stall at $s s"
+check fragmented "no compaction into the program's huge-page faults" '[ "$k" = none ]' "first compaction at $k s"
+check fragmented "the trace has the compaction stalls the faults met" '[ "$s" != none ]' "compact_stall at $s s"
 
 # the score finds what the recorded numbers show (facts of the traces, not
 # of the policy): Normal's order-9 blocks ran out in fragmented, its free

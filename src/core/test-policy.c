@@ -1419,6 +1419,41 @@ static void no_compaction_during_an_episode(void **state)
         sim_free(&s);
 }
 
+/* The same fragmenting while huge pages are faulted in (AnonHugePages
+ * grows by `thp` pages an interval until t = 13): at 1 % of memory an
+ * interval or more the workload is taking blocks itself, and a compaction
+ * beside its faults would make them wait: none until the faulting stops
+ * (t = 14, the forecast having held since t = 11). Less than that (a JVM's
+ * odd huge page) does not hold it back. */
+static int first_compaction_while_faulting(uint64_t thp)
+{
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        struct meminfo mem = { .mem_free = PLENTY };
+        int compacted_at = -1;
+        for (int t = 0; t <= 16 && compacted_at < 0; t++) {
+                struct synth_zone z = fragmenting(t);
+                if (t <= 13)
+                        mem.anon_huge += thp;
+                if (sim_step_mem(&s, t, &z, 1, NULL, &mem, &d) && d.nr_compact) {
+                        compacted_at = t;
+                        assert_int_equal(d.compact[0].order, 9);
+                }
+        }
+        sim_free(&s);
+        return compacted_at;
+}
+
+static void no_compaction_while_huge_pages_fault(void **state)
+{
+        (void)state;
+        assert_int_equal(first_compaction_while_faulting(0), 11);
+        assert_int_equal(first_compaction_while_faulting(MANAGED / 100 - 512), 11);
+        assert_int_equal(first_compaction_while_faulting(MANAGED / 100), 14);
+        assert_int_equal(first_compaction_while_faulting(4 * MANAGED / 100), 14);
+}
+
 /* Compaction that makes too few new blocks (under 1 % of the node's
  * memory) did harm: deferred 2, 4, 8 ... intervals. */
 static void useless_compaction_backs_off(void **state)
@@ -1637,6 +1672,7 @@ int main(void)
                 cmocka_unit_test(noisy_flat_no_action),
                 cmocka_unit_test(shrinking_blocks_compact),
                 cmocka_unit_test(no_compaction_during_an_episode),
+                cmocka_unit_test(no_compaction_while_huge_pages_fault),
                 cmocka_unit_test(useless_compaction_backs_off),
                 cmocka_unit_test(useful_compaction_no_backoff),
                 cmocka_unit_test(external_change_adopted),
