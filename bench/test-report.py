@@ -87,5 +87,32 @@ class Steal(unittest.TestCase):
             benchrun.cpu_steal_seconds("intr 1 2 3\n")
 
 
+class ThpModes(unittest.TestCase):
+    """The report names the THP policy its results depend on."""
+
+    def modes(self, files):
+        saved = benchrun.THP_DIR
+        with tempfile.TemporaryDirectory() as d:
+            for name, text in files.items():
+                Path(d, name).write_text(text)
+            benchrun.THP_DIR = Path(d)
+            try:
+                return benchrun.thp_modes()
+            finally:
+                benchrun.THP_DIR = saved
+
+    def test_the_bracketed_choices(self):
+        self.assertEqual(self.modes({"enabled": "always [madvise] never\n",
+                                     "defrag": "always defer defer+madvise [madvise] never\n"}),
+                         "THP enabled madvise, defrag madvise")
+        self.assertEqual(self.modes({"enabled": "[always] madvise never\n",
+                                     "defrag": "always [defer+madvise] madvise never\n"}),
+                         "THP enabled always, defrag defer+madvise")
+
+    def test_a_kernel_without_thp(self):
+        self.assertEqual(self.modes({}), "THP absent")
+        self.assertEqual(self.modes({"enabled": "always [madvise] never\n"}), "THP absent")
+
+
 if __name__ == "__main__":
     unittest.main()
