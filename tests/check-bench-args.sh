@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/run refuses bad options before it touches anything (and so do the
-# cost tools side-by-side, wake-cost and cycle-pages): each bad
+# cost tools side-by-side, wake-cost and cycle-pages, and slide-check): each bad
 # invocation exits 2 (argparse's status) with a message that names the
 # option, and leaves the scale factor as it was. No valid invocation runs
 # here: a sitting takes half an hour and the machine lock.
@@ -69,6 +69,9 @@ tool_refused "usage: bench/wake-cost" wake-cost "$tmp" 5 three
 tool_refused "wake-cost: no $tmp/bench/page-touch" wake-cost "$tmp" 5 1
 tool_refused "usage: bench/cycle-pages" cycle-pages "$tmp" 0
 tool_refused "cycle-pages: no $tmp/src/memoptimizer" cycle-pages "$tmp" 5
+tool_refused "ROUNDS must be at least 1" slide-check "$tmp" 0
+tool_refused "invalid int value" slide-check "$tmp" three
+tool_refused "$tmp/bench/thp-alloc: not an executable file" slide-check "$tmp" 3
 
 help=$(python3 "$run" --help)
 for opt in --scenarios --configs --runs --seed --other-daemon --other-config --reader-fit --out; do
