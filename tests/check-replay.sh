@@ -168,6 +168,16 @@ trace=$src/tests/traces/mixed-thp.jsonl.gz learned=$src/tests/fixtures/state-mix
 first_raise() { grep -m1 'would raise' "$1" | sed 's/^ *//'; }
 "$bin" replay "$trace" -c "$conf" --learned "$learned" > "$tmp/warm.txt"
 grep -q "^learned state: $learned/learned: 1 classes, 0 episodes" "$tmp/warm.txt" || bad "--learned: no line saying what was read"
+grep -q "^the trace gives its start to the second only (made before 0.4.8)" "$tmp/warm.txt" ||
+        bad "--learned: no word that a trace before 0.4.8 places what was learnt only to the second"
+# a header since 0.4.8 places it exactly, and says nothing of it
+t1=$(gzip -dc "$trace" | sed -n '2s/.*"t":\([0-9.]*\),.*/\1/p')
+gzip -dc "$trace" | sed "1s/\"started\":\"2026-11-24T17:38:01Z\"/\"started\":\"2026-11-24T17:38:01.250Z\",\"started_mono\":$t1/" \
+        > "$tmp/mono.jsonl"
+"$bin" replay "$tmp/mono.jsonl" -c "$conf" --learned "$learned" > "$tmp/warm-mono.txt"
+! grep -q "start to the second only" "$tmp/warm-mono.txt" || bad "--learned: a header with started_mono called inexact"
+[ "$(first_raise "$tmp/warm-mono.txt")" = "$(first_raise "$tmp/warm.txt")" ] ||
+        bad "--learned with started_mono: first raise '$(first_raise "$tmp/warm-mono.txt")'"
 line=$(first_raise "$tmp/warm.txt")
 [[ $line == "+9.3 s  would raise vm.watermark_scale_factor 10 -> 600 at onset: a pressure episode like earlier ones"* ]] ||
         bad "--learned: first raise '$line', not the learnt 600 at onset"
@@ -185,6 +195,21 @@ for d in old other; do
 done
 grep -q "the learned state is of a machine with 3000000 managed pages, this one has [0-9]*: forgotten" "$tmp/other.txt" ||
         bad "--learned other: no line saying it was forgotten"
+# placed to the millisecond: a warm bench run whose learnt recurrence is
+# given back a sample late when the header's start, to the second, is taken
+# for the first sample's (tests/fixtures/README.md, warm-recurrence); placed
+# half a second later on the samples' clock, as a header since 0.4.8 does,
+# every sample is decided as the daemon decided it
+wtrace=$src/tests/fixtures/warm-recurrence/trace.jsonl.gz wstate=$src/tests/fixtures/warm-recurrence/state
+"$bin" replay "$wtrace" -c "$conf" --learned "$wstate" > "$tmp/w-second.txt"
+grep -q "replayed scale factor differs from the recorded daemon's on 1 of 31 samples" "$tmp/w-second.txt" ||
+        bad "warm-recurrence, placed to the second: $(grep 'replayed scale factor' "$tmp/w-second.txt")"
+wt1=$(gzip -dc "$wtrace" | sed -n '2s/.*"t":\([0-9.]*\),.*/\1/p')
+gzip -dc "$wtrace" | sed "1s/\"started\":\"2026-11-30T01:14:11Z\"/\"started\":\"2026-11-30T01:14:11.500Z\",\"started_mono\":$wt1/" \
+        > "$tmp/w-exact.jsonl"
+"$bin" replay "$tmp/w-exact.jsonl" -c "$conf" --learned "$wstate" > "$tmp/w-exact.txt"
+grep -q "replayed scale factor equals the recorded daemon's on every sample" "$tmp/w-exact.txt" ||
+        bad "warm-recurrence, placed exactly: $(grep 'replayed scale factor' "$tmp/w-exact.txt")"
 # refused, exit 1, naming the file: missing, a symbolic link, not the format
 expect_learned_refused() {      # dir, message
         local status=0

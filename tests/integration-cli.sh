@@ -12,7 +12,8 @@
 #     (as another user, in a directory everyone may write) is not followed,
 #     its target keeps its content; a relative --record is refused; a
 #     second daemon on the same trace is refused while the first goes on;
-#     a restarted daemon moves its earlier trace to FILE.1;
+#     a restarted daemon moves its earlier trace to FILE.1; a trace's header
+#     gives its start on the samples' clock too;
 #  5. the daemon's locks are its own: live.lock is 0600, so another user
 #     (nobody, when we are root) cannot hold it to stop the publishing;
 #     status, as that user, still tells running from killed; an acting
@@ -137,6 +138,14 @@ pid=
 grep -q "the trace an earlier run left in $trace is now $trace.1" "$tmp/log" || fail "no word of the earlier trace"
 [ "$(lines "$trace.1")" -eq "$earlier" ] || fail "$trace.1 is not the earlier trace"
 "$bin" replay "$trace" -c "$tmp/conf" > /dev/null || fail "the restarted daemon's trace does not replay"
+# its start on both clocks, to the millisecond, so that replay --learned
+# places what was learnt on the samples exactly (before 0.4.8: to the second)
+head -1 "$trace" | grep -qE '"started":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z","started_mono":[0-9.]+' ||
+        fail "the header's start is not on both clocks: $(head -1 "$trace")"
+mono=$(head -1 "$trace" | sed -n 's/.*"started_mono":\([0-9.]*\).*/\1/p')
+first=$(sed -n '2s/.*"t":\([0-9.]*\),.*/\1/p' "$trace")
+awk -v m="$mono" -v t="$first" 'BEGIN { exit !(m > 0 && t >= m && t - m < 5) }' ||
+        fail "started_mono $mono is not the samples' clock just before the first sample ($first)"
 echo "ok: traces never follow a link, one writer each"
 
 # --- 5. the daemon's locks

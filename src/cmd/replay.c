@@ -243,19 +243,22 @@ static void first_sample(struct replay *rp, const struct sample *s)
 
 /* --learned DIR: what a daemon had learnt when the trace began (a warm
  * daemon's), read with the daemon's own checks (learn-file.h). Its times
- * are wall-clock; the trace's header says when its first sample was. */
+ * are wall-clock; the trace's header says how they map onto the samples. */
 static int load_learned(struct replay *rp, const struct sample *first, char *err, size_t errsz)
 {
-        /* the wall clock when the first sample was taken */
-        double started = utc_parse(rp->header.started, false);
-        if (started < 0) {
+        double offset;
+        int exact = trace_wall_offset(&rp->header, first->time, &offset);
+        if (exact < 0) {
                 snprintf(err, errsz, "%s: the header's start time \"%s\" is not UTC as the daemon writes it; "
                          "--learned needs it", rp->o.trace, rp->header.started);
                 rp->bad_learned = true;
                 return -EINVAL;
         }
+        if (exact == 1)
+                fprintf(rp->out, "the trace gives its start to the second only (made before 0.4.8): what was learnt "
+                        "is placed up to about a second off, and a recurrence due may be replayed that much off\n");
         struct learned *l = engine_learned(&rp->engine);
-        int r = learn_load(rp->o.learned_dir, l, started - first->time, err, errsz);
+        int r = learn_load(rp->o.learned_dir, l, offset, err, errsz);
         if (r == -ENOENT)
                 snprintf(err, errsz, "%s/" LEARN_FILE ": %s", rp->o.learned_dir, strerror(ENOENT));
         if (r < 0) {

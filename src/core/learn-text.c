@@ -35,7 +35,6 @@
 #define COUNT_MAX UINT64_C(1000000000000000)   /* PAGES_MAX, for whole numbers */
 #define RATE_MAX 1e12
 #define SECS_MAX 1e9
-#define WALL_MAX 253402300799.999       /* 9999-12-31T23:59:59.999Z */
 #define LINE_MAX_LEN 512
 #define TOKENS_MAX 24
 
@@ -82,13 +81,9 @@ __attribute__((format(printf, 2, 3))) static void put(struct text *t, const char
 /* A sample time as UTC with milliseconds. */
 static void put_time(struct text *t, double time, double wall_offset)
 {
-        int64_t ms = (int64_t)(clamp(time + wall_offset, 0, WALL_MAX) * 1000 + 0.5);    /* >= 0: rounded */
-        int64_t secs = ms / 1000, y;
-        int m, d;
-        utc_date(secs / 86400, &y, &m, &d);
-        int64_t sod = secs % 86400;
-        put(t, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, (int)(sod / 3600),
-            (int)(sod / 60 % 60), (int)(sod % 60), (int)(ms % 1000));
+        char buf[UTC_MILLIS_SIZE];
+        utc_format(time + wall_offset, buf, sizeof(buf));
+        put(t, "%s", buf);
 }
 
 static void put_kswapd(struct text *t, const struct learned *l, double wall_offset)
@@ -169,17 +164,17 @@ static const struct field version_fields[] = { { "version", true, NUMBER_WHOLE, 
 static const struct field machine_fields[] = { { "managed_pages", false, NUMBER_WHOLE, 0, PAGES_MAX } };
 static const struct field kswapd_fields[] = {
         { "capacity_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
-        { "at", false, NUMBER_TIME, 0, WALL_MAX },
+        { "at", false, NUMBER_TIME, 0, UTC_MAX },
 };
 static const struct field class_fields[] = {
         { "class", true, NUMBER_WHOLE, 0, LEARN_CLASSES - 1 },
         { "wsf", false, NUMBER_FIXED, 0, LEARN_WSF_MAX },
         { "episodes", false, NUMBER_WHOLE, 0, UINT32_MAX },
         { "stalled", false, NUMBER_WHOLE, 0, UINT32_MAX },
-        { "updated", false, NUMBER_TIME, 0, WALL_MAX },
+        { "updated", false, NUMBER_TIME, 0, UTC_MAX },
 };
 static const struct field episode_fields[] = {
-        { "start", false, NUMBER_TIME, 0, WALL_MAX },
+        { "start", false, NUMBER_TIME, 0, UTC_MAX },
         { "duration", false, NUMBER_FIXED, 0, SECS_MAX },
         { "peak_demand_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
         { "demand_pages", false, NUMBER_FIXED, 0, PAGES_MAX },

@@ -259,6 +259,54 @@ static void header_round_trip(void **state)
         free(line);
 }
 
+/* A header since 0.4.8 gives its start on both clocks, to the millisecond:
+ * a wall-clock time (what a warm daemon had learnt) maps onto the samples
+ * exactly, whenever the first sample came. */
+static void header_start_on_both_clocks(void **state)
+{
+        (void)state;
+        struct trace_header h = trace_test_header;
+        snprintf(h.started, sizeof(h.started), "2026-11-30T01:14:11.678Z");
+        h.has_started_mono = true;
+        h.started_mono = 73880.123456;
+        size_t len;
+        char *line = line_of(trace_header_line(&h), &len);
+        struct trace_record rec = { 0 };
+        char err[200] = "";
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        free(line);
+        assert_true(rec.header.has_started_mono);
+        assert_float_equal(rec.header.started_mono, 73880.123456, 1e-6);
+        double offset = 0, wall = utc_parse("2026-11-30T01:14:11.678Z", true);
+        assert_true(wall > 0);
+        assert_int_equal(trace_wall_offset(&rec.header, 73881.9, &offset), 0);
+        assert_float_equal(offset, wall - 73880.123456, 1e-6);
+}
+
+/* A header before 0.4.8 gives its start to the second only, taken for the
+ * first sample's; one the daemon did not write cannot be placed at all. */
+static void header_start_to_the_second(void **state)
+{
+        (void)state;
+        size_t len;
+        char *line = line_of(trace_header_line(&trace_test_header), &len);
+        assert_null(strstr(line, "started_mono"));
+        struct trace_record rec = { 0 };
+        char err[200] = "";
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        free(line);
+        assert_false(rec.header.has_started_mono);
+        double offset = 0;
+        assert_int_equal(trace_wall_offset(&rec.header, 100.5, &offset), 1);
+        assert_float_equal(offset, utc_parse("2026-11-21T00:00:00Z", false) - 100.5, 1e-6);
+        snprintf(rec.header.started, sizeof(rec.header.started), "2026-11-21T00:00:00.250Z");
+        assert_int_equal(trace_wall_offset(&rec.header, 100.5, &offset), 1);
+        assert_float_equal(offset, utc_parse("2026-11-21T00:00:00Z", false) + 0.25 - 100.5, 1e-6);
+        rec.header.has_started_mono = true;     /* a start the daemon did not write */
+        snprintf(rec.header.started, sizeof(rec.header.started), "2026-11-21 00:00:00");
+        assert_int_equal(trace_wall_offset(&rec.header, 100.5, &offset), -EINVAL);
+}
+
 /* Each bad line is refused, and the message names what is wrong. */
 static void bad_lines_refused(void **state)
 {
@@ -273,6 +321,14 @@ static void bad_lines_refused(void **state)
                 { "{\"type\":7}", "\"type\" is not a string" },
                 { "{\"type\":\"header\",\"format\":\"memoptimizer-trace\",\"version\":2}", "version 2" },
                 { "{\"type\":\"header\",\"format\":\"other\",\"version\":1}", "format" },
+                { "{\"type\":\"header\",\"format\":\"memoptimizer-trace\",\"version\":1,\"source\":\"daemon\","
+                  "\"program\":\"memoptimizer 0.4.8\",\"kernel\":\"6.18\",\"started\":\"2026-11-30T01:14:11.678Z\","
+                  "\"started_mono\":-1,\"interval\":1,\"page_size\":4096,\"thp_pmd_size\":2097152}",
+                  "\"started_mono\" is out of range" },
+                { "{\"type\":\"header\",\"format\":\"memoptimizer-trace\",\"version\":1,\"source\":\"daemon\","
+                  "\"program\":\"memoptimizer 0.4.8\",\"kernel\":\"6.18\",\"started\":\"2026-11-30T01:14:11.678Z\","
+                  "\"started_mono\":\"soon\",\"interval\":1,\"page_size\":4096,\"thp_pmd_size\":2097152}",
+                  "\"started_mono\" is not a number" },
                 { "{\"type\":\"sample\",\"t\":-1}", "\"t\" is out of range" },
                 { "{\"type\":\"sample\",\"t\":1,\"wsf\":10,\"nr_orders\":40}", "\"nr_orders\" is out of range" },
                 { "{\"type\":\"sample\",\"t\":1,\"wsf\":10,\"nr_orders\":2,\"zones\":[],\"vmstat\":{},\"meminfo\":{}}",
@@ -368,6 +424,8 @@ int main(void)
                 cmocka_unit_test(decision_round_trip),
                 cmocka_unit_test(decision_why_round_trip),
                 cmocka_unit_test(header_round_trip),
+                cmocka_unit_test(header_start_on_both_clocks),
+                cmocka_unit_test(header_start_to_the_second),
                 cmocka_unit_test(bad_lines_refused),
                 cmocka_unit_test(damaged_lines_never_crash),
                 cmocka_unit_test(lines_dropped_when_out_of_memory),

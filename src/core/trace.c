@@ -102,6 +102,21 @@ static char *line_of(json_object *o, int err)
         return json_text(o, err, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
+int trace_wall_offset(const struct trace_header *h, double first_sample_time, double *offset)
+{
+        double started = utc_parse(h->started, true);
+        if (started >= 0 && h->has_started_mono) {
+                *offset = started - h->started_mono;
+                return 0;
+        }
+        if (started < 0)
+                started = utc_parse(h->started, false);
+        if (started < 0)
+                return -EINVAL;
+        *offset = started - first_sample_time;
+        return 1;
+}
+
 char *trace_header_line(const struct trace_header *h)
 {
         int err = 0;
@@ -113,6 +128,8 @@ char *trace_header_line(const struct trace_header *h)
         json_put(&err, o, "program", json_object_new_string(h->program));
         json_put(&err, o, "kernel", json_object_new_string(h->kernel));
         json_put(&err, o, "started", json_object_new_string(h->started));
+        if (h->has_started_mono)
+                json_put_number(&err, o, "started_mono", h->started_mono, 6);
         json_put_number(&err, o, "interval", h->interval, 3);
         json_put(&err, o, "page_size", json_object_new_int64(h->page_size));
         json_put(&err, o, "thp_pmd_size", json_object_new_int64(h->thp_pmd_size));
@@ -375,6 +392,10 @@ static int parse_header(json_object *o, struct trace_header *h, const struct per
                 return r;
         h->page_size = (long)page;
         h->thp_pmd_size = (long)pmd;
+        h->has_started_mono = json_object_object_get_ex(o, "started_mono", NULL);
+        if (h->has_started_mono &&
+            (r = get_num(o, "started_mono", 0, TRACE_MAX_SEC, false, &h->started_mono, e)) < 0)
+                return r;
         return 0;
 }
 

@@ -26,7 +26,13 @@ struct trace_header {
         char source[16];        /* "record" or "daemon" */
         char program[64];       /* "memoptimizer 0.1.0" */
         char kernel[128];       /* uname release */
-        char started[32];       /* UTC wall clock of the first sample, ISO 8601 */
+        char started[32];       /* UTC wall clock when recording began, ISO 8601: to the
+                                 * millisecond since 0.4.8, to the second before */
+        /* CLOCK_MONOTONIC, the samples' clock, when `started` was read: a
+         * wall-clock time (what a warm daemon had learnt) maps exactly onto
+         * the samples. Absent from traces before 0.4.8. */
+        bool has_started_mono;
+        double started_mono;
         double interval;        /* seconds between samples, as asked */
         long page_size, thp_pmd_size;   /* bytes; thp_pmd_size 0 without THP */
 };
@@ -54,6 +60,12 @@ struct trace_record {
 char *trace_header_line(const struct trace_header *h);
 char *trace_sample_line(const struct sample *s);
 char *trace_decision_line(const struct trace_decision *td);
+
+/* What to add to a sample's time (CLOCK_MONOTONIC) for the wall clock:
+ * exact from a header with started_mono (returns 0); from one before 0.4.8,
+ * taking its start, to the second, for the first sample's time (returns 1:
+ * up to about a second off); -EINVAL when `started` is not UTC as written. */
+int trace_wall_offset(const struct trace_header *h, double first_sample_time, double *offset);
 
 /* A decision worth recording: it changed the value or compacted or backed off. */
 bool trace_decision_worth(const struct decision *d);

@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <math.h>
@@ -69,6 +70,18 @@ double utc_parse(const char *s, bool millis)
                 return -1;
         int64_t secs = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + sec;
         return (double)secs + ms / 1000.0;
+}
+
+void utc_format(double secs, char *buf, size_t size)
+{
+        double held = secs > 0 ? (secs < UTC_MAX ? secs : UTC_MAX) : 0;      /* NaN: 0 */
+        int64_t ms = (int64_t)(held * 1000 + 0.5);                              /* rounded */
+        int64_t s = ms / 1000, y;
+        int m, d;
+        utc_date(s / 86400, &y, &m, &d);
+        int64_t sod = s % 86400;
+        snprintf(buf, size, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, (int)(sod / 3600),
+                 (int)(sod / 60 % 60), (int)(sod % 60), (int)(ms % 1000));
 }
 
 int parse_long(const char *s, long min, long max, long *out)

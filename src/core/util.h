@@ -67,6 +67,13 @@ int parse_long(const char *s, long min, long max, long *out);
 double utc_parse(const char *s, bool millis);
 void utc_date(int64_t days, int64_t *y, int *m, int *d);
 
+/* The latest time utc_parse() reads: 9999-12-31T23:59:59.999Z. */
+#define UTC_MAX 253402300799.999
+/* Unix time as "2026-11-23T12:41:10.123Z", rounded to the millisecond and
+ * held to 0..UTC_MAX, into buf of at least UTC_MILLIS_SIZE bytes. */
+#define UTC_MILLIS_SIZE 25
+void utc_format(double secs, char *buf, size_t size);
+
 /* Building a JSON document with json-c. json-c's constructors return NULL
  * when out of memory, and json-c adds a NULL as JSON null, so a failed
  * allocation would silently turn a value into null. These take the value

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "build-config.h"
+#include "clock.h"
 #include "fileio.h"
 #include "thp.h"
 #include "trace.h"
@@ -40,10 +41,12 @@ static void header_from_system(struct trace_header *h, const char *root, const c
         snprintf(h->source, sizeof(h->source), "%s", source);
         snprintf(h->program, sizeof(h->program), "memoptimizer %s", PACKAGE_VERSION);
         snprintf(h->kernel, sizeof(h->kernel), "%s", uname(&u) == 0 ? u.release : "unknown");
-        time_t now = time(NULL);
-        struct tm tm;
-        if (gmtime_r(&now, &tm))
-                strftime(h->started, sizeof(h->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        /* read together, so that replay maps wall-clock times onto the
+         * samples (whose clock is CLOCK_MONOTONIC) to the millisecond */
+        double wall = clock_secs(CLOCK_REALTIME);
+        h->started_mono = clock_secs(CLOCK_MONOTONIC);
+        h->has_started_mono = true;
+        utc_format(wall, h->started, sizeof(h->started));
 }
 
 /* Write one line (taking it) and flush it, so that a trace cut by a signal
