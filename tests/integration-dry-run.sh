@@ -40,6 +40,14 @@ cat "$tmp/log"
 
 [ "$status" -eq 0 ] || { echo "FAIL: exit status $status after SIGTERM"; exit 1; }
 grep -q 'info: started: vm.watermark_scale_factor' "$tmp/log" || { echo "FAIL: no start line"; exit 1; }
+# the THP policy a burst of huge pages meets, as the kernel shows it
+if [ -r /sys/kernel/mm/transparent_hugepage/enabled ] && [ -r /sys/kernel/mm/transparent_hugepage/defrag ]; then
+        want_thp="$(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/enabled), defrag $(sed 's/.*\[\(.*\)\].*/\1/' /sys/kernel/mm/transparent_hugepage/defrag)"
+else
+        want_thp="absent, defrag absent"
+fi
+grep -qF "; transparent huge pages $want_thp; " "$tmp/log" ||
+        { echo "FAIL: the start line does not give the THP policy '$want_thp': $(grep 'started:' "$tmp/log")"; exit 1; }
 grep -q 'dry run' "$tmp/log" || { echo "FAIL: start line does not say dry run"; exit 1; }
 grep -q 'received Terminated, stopping' "$tmp/log" || { echo "FAIL: no stop line"; exit 1; }
 grep -q 'skipping a sample' "$tmp/log" && { echo "FAIL: sampling failed"; exit 1; }

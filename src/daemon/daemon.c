@@ -474,18 +474,25 @@ static void report_kernel(struct daemon *d, long boot_wsf)
         long pro = -1, defrag = -1;
         read_long_at(d->opt->root, "/proc/sys/vm/compaction_proactiveness", &pro);
         read_long_at(d->opt->root, "/proc/sys/vm/defrag_mode", &defrag);
-        char msg[300];
+        /* how a burst of huge pages meets the watermarks (thp.h) */
+        struct thp_policy thp;
+        if (thp_policy_read(d->opt->root, &thp) < 0)
+                thp = (struct thp_policy){ "absent", "absent" };
+        char msg[400];
         snprintf(msg, sizeof(msg),
-                 "started: vm.watermark_scale_factor %ld (baseline), max %ld; compaction_proactiveness %s%ld, defrag_mode %s%ld; interval %.3g s, window %u, horizon %.3g s%s",
+                 "started: vm.watermark_scale_factor %ld (baseline), max %ld; compaction_proactiveness %s%ld, defrag_mode %s%ld; "
+                 "transparent huge pages %s, defrag %s; interval %.3g s, window %u, horizon %.3g s%s",
                  boot_wsf, d->cfg.max_wsf, pro < 0 ? "absent " : "", pro < 0 ? 0 : pro,
-                 defrag < 0 ? "absent " : "", defrag < 0 ? 0 : defrag, d->cfg.interval,
+                 defrag < 0 ? "absent " : "", defrag < 0 ? 0 : defrag, thp.enabled, thp.defrag, d->cfg.interval,
                  d->cfg.window, d->cfg.horizon, d->cfg.dry_run ? "; dry run" : "");
-        struct log_field f[3] = { { .name = "WSF_BASELINE" }, { .name = "COMPACTION_PROACTIVENESS" },
-                                  { .name = "DEFRAG_MODE" } };
+        struct log_field f[5] = { { .name = "WSF_BASELINE" }, { .name = "COMPACTION_PROACTIVENESS" },
+                                  { .name = "DEFRAG_MODE" }, { .name = "THP_ENABLED" }, { .name = "THP_DEFRAG" } };
         snprintf(f[0].value, sizeof(f[0].value), "%ld", boot_wsf);
         snprintf(f[1].value, sizeof(f[1].value), "%ld", pro);
         snprintf(f[2].value, sizeof(f[2].value), "%ld", defrag);
-        log_event(d->log, LOG_INFO, MSGID_START, msg, f, 3);
+        snprintf(f[3].value, sizeof(f[3].value), "%s", thp.enabled);
+        snprintf(f[4].value, sizeof(f[4].value), "%s", thp.defrag);
+        log_event(d->log, LOG_INFO, MSGID_START, msg, f, 5);
         if (pro > 0 && d->cfg.compaction)
                 log_msg(d->log, LOG_INFO,
                         "the kernel compacts proactively too (compaction_proactiveness %ld); memoptimizer leaves that setting alone",
