@@ -53,11 +53,31 @@ static void write_at(const char *root, const char *name, const char *text)
         assert_int_equal(fclose(f), 0);
 }
 
+/* The temporary root is made and removed around the test, so that an
+ * assertion that fails half way does not leave it behind. */
+static int make_root(void **state)
+{
+        char *root = strdup("/tmp/memoptimizer-thp-XXXXXX");
+        if (!root || !mkdtemp(root)) {
+                free(root);
+                return -1;
+        }
+        *state = root;
+        return 0;
+}
+
+static int remove_root(void **state)
+{
+        char *root = *state, cmd[128];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        int r = system(cmd);
+        free(root);
+        return r == 0 ? 0 : -1;
+}
+
 static void policy_of_a_root(void **state)
 {
-        (void)state;
-        char root[] = "/tmp/memoptimizer-thp-XXXXXX";
-        assert_non_null(mkdtemp(root));
+        const char *root = *state;
         struct thp_policy p;
         assert_int_equal(thp_policy_read(root, &p), -ENOENT);   /* no THP */
         char cmd[128];
@@ -71,8 +91,6 @@ static void policy_of_a_root(void **state)
         assert_string_equal(p.defrag, "madvise");
         write_at(root, "defrag", "always defer defer+madvise madvise never\n");
         assert_int_equal(thp_policy_read(root, &p), -EBADMSG);
-        snprintf(cmd, sizeof(cmd), "rm -r %s", root);
-        assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -80,7 +98,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(bracketed_choice),
                 cmocka_unit_test(no_choice_refused),
-                cmocka_unit_test(policy_of_a_root),
+                cmocka_unit_test_setup_teardown(policy_of_a_root, make_root, remove_root),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
