@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "publish.h"
+#include "tmp-tree.h"
 
 struct fixture {
         char dir[64];           /* runtime directory */
@@ -69,9 +70,7 @@ static inline int setup(void **state)
 static inline int teardown(void **state)
 {
         struct fixture *x = *state;
-        char cmd[128];
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", x->dir);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(tmp_tree_remove(x->dir), 0);
         free(x);
         return 0;
 }

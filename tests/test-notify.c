@@ -19,6 +19,8 @@
 
 #include <cmocka.h>
 
+#include "tmp-tree.h"
+
 static const char *daemon_path;
 
 struct peer {
@@ -80,9 +82,7 @@ static int stop(void **state)
                 waitpid(p->pid, NULL, 0);
         }
         close(p->fd);
-        char cmd[128];
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", p->dir);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(tmp_tree_remove(p->dir), 0);
         free(p);
         return 0;
 }

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "fixture-tree.h"
 #include "util.h"
+#include "tmp-tree.h"
 
 static char conf_path[] = "/tmp/memoptimizer-conf-XXXXXX";
 
@@ -435,8 +436,7 @@ static void directories_others_can_write(void **state)
         config_defaults(&c);
         assert_int_equal(config_load(&c, p, true, err, sizeof(err)), -EPERM);
         assert_non_null(strstr(err, "is writable by everyone (mode 0777)"));
-        snprintf(p, sizeof(p), "rm -rf %s", base);
-        assert_int_equal(system(p), 0);
+        assert_int_equal(tmp_tree_remove(base), 0);
 }
 
 static unsigned key_line(const struct config *c, const char *key)

@@ -22,6 +22,7 @@
 #include "actuate.h"
 #include "pulse.h"
 #include "state.h"
+#include "tmp-tree.h"
 
 #define NORMAL_MANAGED 5394266
 #define DMA32_MANAGED 772917
@@ -101,9 +102,7 @@ static int teardown(void **state)
         pulse_stop(&f->w);
         sd_event_unref(f->e);
         sample_reader_free(f->reader);
-        char cmd[128];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(tmp_tree_remove(f->root), 0);
         free(f);
         return 0;
 }

@@ -19,6 +19,7 @@
 #include "util.h"
 
 #include "trace-fixture.h"
+#include "tmp-tree.h"
 
 /* Samples in a whole trace file, every line parsed, or -1 when it is not
  * one; its header's interval in *interval. */
@@ -121,9 +122,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
         struct dir *d = *state;
-        char cmd[128];
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", d->path);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(tmp_tree_remove(d->path), 0);
         free(d);
         return 0;
 }

@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "state.h"
 #include "util.h"
+#include "tmp-tree.h"
 
 struct tree {
         char root[64];
@@ -45,7 +46,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
         struct tree *t = *state;
-        sh("rm -rf $T", t->root);
+        assert_int_equal(tmp_tree_remove(t->root), 0);
         free(t);
         return 0;
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "fileio.h"
+#include "tmp-tree.h"
 
 static void atomic_write(void **state)
 {
@@ -108,12 +109,42 @@ static void kfile_reopened_elsewhere(void **state)
         assert_int_equal(rmdir(dir), 0);
 }
 
+/* The tests' own teardown (tests/tmp-tree.h) removes a whole tree, and a
+ * symlink in it as a link: what it points to, outside, stays. */
+static void tmp_tree_keeps_link_targets(void **state)
+{
+        (void)state;
+        char top[] = "/tmp/memoptimizer-tree-XXXXXX";
+        assert_non_null(mkdtemp(top));
+        char tree[128], outside[128], path[160];
+        snprintf(tree, sizeof(tree), "%s/tree", top);
+        snprintf(outside, sizeof(outside), "%s/outside", top);
+        assert_int_equal(mkdir(tree, 0700), 0);
+        assert_int_equal(mkdir(outside, 0700), 0);
+        assert_int_equal(write_file_atomic(outside, "kept", "x", 1, 0600, false), 0);
+        snprintf(path, sizeof(path), "%s/a", tree);
+        assert_int_equal(mkdir(path, 0700), 0);
+        snprintf(path, sizeof(path), "%s/a/b", tree);
+        assert_int_equal(mkdir(path, 0700), 0);
+        assert_int_equal(write_file_atomic(path, "f", "y", 1, 0600, false), 0);
+        snprintf(path, sizeof(path), "%s/a/link", tree);
+        assert_int_equal(symlink(outside, path), 0);
+        assert_int_equal(tmp_tree_remove(tree), 0);
+        assert_int_equal(access(tree, F_OK), -1);
+        snprintf(path, sizeof(path), "%s/kept", outside);
+        assert_int_equal(access(path, F_OK), 0);
+        assert_int_equal(tmp_tree_remove(tree), 0);     /* gone already: not an error */
+        assert_int_equal(tmp_tree_remove(top), 0);
+        assert_int_equal(access(top, F_OK), -1);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(atomic_write),
                 cmocka_unit_test(kfile_kept_on_proc),
                 cmocka_unit_test(kfile_reopened_elsewhere),
+                cmocka_unit_test(tmp_tree_keeps_link_targets),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

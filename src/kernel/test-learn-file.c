@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "learn-file.h"
+#include "tmp-tree.h"
 
 struct tmp {
         char top[64], dir[96], path[128];
@@ -41,9 +42,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
         struct tmp *t = *state;
-        char cmd[128];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->top);
-        int r = system(cmd);
+        int r = tmp_tree_remove(t->top);
         free(t);
         return r == 0 ? 0 : -1;
 }

@@ -15,6 +15,7 @@
 #include "sample-read.h"
 
 #include "fixture-tree.h"
+#include "tmp-tree.h"
 
 /* A fake kernel of the x86-1node fixture under a new folder root (a
  * mkdtemp() template), and a reader on it. */
@@ -29,9 +30,7 @@ static struct sample_reader *tree_reader(char *root, long wsf)
 
 static void tree_remove(const char *root)
 {
-        char cmd[512];
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(tmp_tree_remove(root), 0);
 }
 
 /* sample_read() against a fixture tree: the paths honour the root prefix. */

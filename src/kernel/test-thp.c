@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "thp.h"
+#include "tmp-tree.h"
 
 static void bracketed_choice(void **state)
 {
@@ -68,9 +69,8 @@ static int make_root(void **state)
 
 static int remove_root(void **state)
 {
-        char *root = *state, cmd[128];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-        int r = system(cmd);
+        char *root = *state;
+        int r = tmp_tree_remove(root);
         free(root);
         return r == 0 ? 0 : -1;
 }
