@@ -28,3 +28,16 @@ def zones(r):
     if "Normal" not in z or "DMA32" not in z:
         raise ValueError("no Normal and DMA32 zone on node 0")
     return z["Normal"], z["DMA32"]
+
+
+def onsets(ss, huge_pages):
+    """Indexes into the samples ss at which a burst of huge pages began:
+    AnonHugePages grew by at least huge_pages since the sample before,
+    after one at which it did not."""
+    out, growing = [], False
+    for i in range(1, len(ss)):
+        grew = ss[i]["meminfo"]["anon_huge"] - ss[i - 1]["meminfo"]["anon_huge"] >= huge_pages
+        if grew and not growing:
+            out.append(i)
+        growing = grew
+    return out
