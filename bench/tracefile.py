@@ -1,6 +1,6 @@
 """Reading the traces memoptimizer records (`record = FILE`, bench/run's
 results/**/traces/): one place for the bench/ scripts that read them
-(dma32-asleep, stall-zones, train-lead)."""
+(dma32-asleep, stall-zones, train-lead, after-demand)."""
 import gzip
 import json
 
