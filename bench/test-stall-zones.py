@@ -3,15 +3,10 @@
 stall by the share of the Normal zone's free memory that was in huge
 blocks at the sample before the burst it came in began, stalls before any
 burst apart; without --onset that table is not printed."""
-import json
-import os
-import subprocess
-import sys
-import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOOL = os.path.join(HERE, "stall-zones")
+from tracetest import ToolCase, write_trace
+
 MB = 256    # pages
 
 
@@ -28,9 +23,7 @@ def trace(path, states, bursts, stalls):
     from states(t), a burst of 700 MB of huge pages growing at each time in
     bursts (let go 2 s later), and stalls[t] compaction stalls counted in
     the interval that ends at t."""
-    held, count = 0, 0
-    rows = [{"type": "header", "format": "memoptimizer-trace", "version": 1,
-             "page_size": 4096, "thp_pmd_size": 2 << 20}]
+    held, count, rows = 0, 0, []
     for t in range(30):
         if t in bursts:
             held += 700 * MB
@@ -38,22 +31,18 @@ def trace(path, states, bursts, stalls):
             held -= 700 * MB
         count += stalls.get(t, 0)
         small, blocks = states(t)
-        rows.append({"type": "sample", "t": 1000.0 + t, "wsf": 10,
+        rows.append({"t": 1000.0 + t, "wsf": 10,
                      "zones": [zone("DMA32", 100, 0), zone("Normal", small, blocks)],
                      "vmstat": {"allocstall": 0, "compact_stall": count},
                      "meminfo": {"anon_huge": held}})
-    with open(path, "w") as f:
-        f.write("\n".join(json.dumps(r) for r in rows) + "\n")
+    write_trace(path, rows, {"page_size": 4096, "thp_pmd_size": 2 << 20})
 
 
-def run(*args):
-    return subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True)
+class StallZones(ToolCase):
+    TOOL = "stall-zones"
 
-
-class StallZones(unittest.TestCase):
     def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-        self.path = os.path.join(self.dir.name, "t.jsonl")
+        super().setUp()
         # before the burst at 10: 100 blocks (200 MB), nothing smaller
         # free; before the one at 20: 50 MB free in single pages, no block.
         # The onset samples read the other way round: the state counted is
@@ -61,11 +50,8 @@ class StallZones(unittest.TestCase):
         states = lambda t: (50 * MB, 0) if 10 <= t < 20 else (0, 100)
         trace(self.path, states, (10, 20), {4: 3, 11: 4, 12: 6, 21: 5})
 
-    def tearDown(self):
-        self.dir.cleanup()
-
     def test_onset_table(self):
-        r = run("--onset", self.path)
+        r = self.run_tool("--onset", self.path)
         self.assertEqual(r.returncode, 0, r.stderr)
         out = r.stdout
         self.assertIn("18 stalls in 1 traces", out)
@@ -75,9 +61,12 @@ class StallZones(unittest.TestCase):
         self.assertRegex(out, r">= 90% \|     10 \|   56 % \|            200 \| 0\n")
 
     def test_no_onset_table_unasked(self):
-        r = run(self.path)
+        r = self.run_tool(self.path)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn("before the burst", r.stdout)
+
+    def test_refused(self):
+        self.assert_refused([["--huge-mb", "0"]], "--huge-mb must be > 0")
 
 
 if __name__ == "__main__":

@@ -5,15 +5,10 @@ was at least the floor, not when it was lowered just before; a raise made
 at or before the burst before's onset and held is in force but not "for
 it"; a run of gaps that is not steady is no train, and its onsets are
 listed; bad options are refused."""
-import json
-import os
-import subprocess
-import sys
-import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOOL = os.path.join(HERE, "train-lead")
+from tracetest import ToolCase, write_trace
+
 MB = 256    # pages
 
 
@@ -21,36 +16,26 @@ def trace(path, onsets, wsf_at):
     """Samples every second from t=0 to 40; a burst of 700 MB of huge pages
     grows in the sample at each onset time and is let go 2 s later;
     wsf_at(t) is the value read at the sample at t."""
-    held, rows = 0, [{"type": "header", "format": "memoptimizer-trace", "version": 1}]
+    held, rows = 0, []
     for t in range(41):
         if t in onsets:
             held += 700 * MB
         if t - 2 in onsets:
             held -= 700 * MB
-        rows.append({"type": "sample", "t": 1000.0 + t, "wsf": wsf_at(t), "meminfo": {"anon_huge": held}})
-    with open(path, "w") as f:
-        f.write("\n".join(json.dumps(r) for r in rows) + "\n")
-
-
-def run(*args):
-    return subprocess.run([sys.executable, TOOL, *args], capture_output=True, text=True)
+        rows.append({"t": 1000.0 + t, "wsf": wsf_at(t), "meminfo": {"anon_huge": held}})
+    write_trace(path, rows)
 
 
 TRAIN = (10, 14, 18, 22, 26)
 
 
-class TrainLead(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.TemporaryDirectory()
-        self.path = os.path.join(self.dir.name, "t.jsonl")
-
-    def tearDown(self):
-        self.dir.cleanup()
+class TrainLead(ToolCase):
+    TOOL = "train-lead"
 
     def lead(self, onsets, wsf_at):
         """train-lead's output on a trace of these bursts, which it must read."""
         trace(self.path, onsets, wsf_at)
-        r = run(self.path)
+        r = self.run_tool(self.path)
         self.assertEqual(r.returncode, 0, r.stderr)
         return r.stdout
 
@@ -100,13 +85,7 @@ class TrainLead(unittest.TestCase):
 
     def test_bad_options_refused(self):
         trace(self.path, TRAIN, lambda t: 10)
-        for bad in (["--floor", "0"], ["--huge-mb", "-1"]):
-            r = run(*bad, self.path)
-            self.assertEqual(r.returncode, 2, bad)
-            self.assertIn("--floor must be at least 1", r.stderr)
-        r = run(os.path.join(self.dir.name, "missing.jsonl"))
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("missing.jsonl", r.stderr)
+        self.assert_refused([["--floor", "0"], ["--huge-mb", "-1"]], "--floor must be at least 1")
 
 
 if __name__ == "__main__":
