@@ -17,6 +17,17 @@ def samples(path):
     return (r for r in records(path) if r.get("type") == "sample")
 
 
+def header_and_samples(path):
+    """A trace's header ({} if it has none) and its samples, in a list."""
+    header, ss = {}, []
+    for r in records(path):
+        if r.get("type") == "header":
+            header = r
+        elif r.get("type") == "sample":
+            ss.append(r)
+    return header, ss
+
+
 def zone_free(z, order=0):
     """Free pages of a zone's record in blocks of `order` or larger."""
     return sum(c << o for o, c in enumerate(z["nr_free"]) if o >= order)

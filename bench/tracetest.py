@@ -20,8 +20,8 @@ def write_trace(path, samples, header=None):
 
 
 class ToolCase(unittest.TestCase):
-    """self.path: a trace file name in a directory of its own; self.run():
-    the tool named by the class's TOOL on arguments."""
+    """self.path: a trace file name in a directory of its own;
+    self.run_tool(): the tool named by the class's TOOL on arguments."""
     TOOL = None
 
     def setUp(self):
