@@ -114,5 +114,17 @@ class ThpModes(unittest.TestCase):
         self.assertEqual(self.modes({"enabled": "always [madvise] never\n"}), "THP absent")
 
 
+class RecordedDefaults(unittest.TestCase):
+    def test_a_dry_run_daemon_beside_the_boot_values(self):
+        # the row records the defaults: it must write no sysctl itself, and
+        # its daemon must be configured not to write either
+        c = {c.key: c for c in benchrun.make_configs(24 << 30)}["defaults+record"]
+        self.assertEqual(c.sysctls, {})
+        self.assertEqual(c.daemon, "cold")
+        self.assertEqual(c.group, "experiment")    # only when --configs names it
+        lines = [ln.split("#")[0].split() for ln in Path(c.conf).read_text().splitlines()]
+        self.assertIn(["dry_run", "=", "yes"], lines)
+
+
 if __name__ == "__main__":
     unittest.main()
