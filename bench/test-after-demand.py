@@ -98,6 +98,13 @@ class AfterDemand(ToolCase):
         r = self.run_tool("--covered", self.path)
         self.assertIn("0 of those with the rest", r.stdout)
 
+    def test_covered_on_a_trace_without_samples(self):
+        write_trace(self.path, [])
+        r = self.run_tool("--covered", self.path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("0 burst ends", r.stdout)
+        self.assertIn("with a raise in force after them: 0;", r.stdout)
+
     def test_refused(self):
         trace(self.path, {}, {}, lambda t: 10)
         self.assert_refused([["--grow-mb", "0"], ["--grow-mb", "-1"]], "--grow-mb must be above 0")
