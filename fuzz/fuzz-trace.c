@@ -2,6 +2,8 @@
  * parsed into records whose numbers stay within the format's bounds; the
  * samples of an input, one per line, then go through the daemon's engine as
  * replay feeds them, which must not crash on anything the parser accepted.
+ * A header's start is mapped onto the samples' clock as replay maps it, and
+ * a start read to the millisecond is written back exactly as it was read.
  * (For fuzz/meson.build's harness list: 'trace'.) */
 #include <errno.h>
 #include <math.h>
@@ -10,6 +12,7 @@
 #include "engine.h"
 #include "fuzz.h"
 #include "trace.h"
+#include "util.h"
 
 static void check_sample(const struct sample *s)
 {
@@ -23,6 +26,21 @@ static void check_sample(const struct sample *s)
                 fuzz_check(z->free_pages == z->free_at[0]);
                 for (unsigned k = 1; k < s->nr_orders; k++)
                         fuzz_check(z->free_at[k] <= z->free_at[k - 1]);
+        }
+}
+
+static void check_header(const struct trace_header *h)
+{
+        double offset = NAN;
+        int r = trace_wall_offset(h, 0, &offset);
+        fuzz_check(r == 0 || r == 1 || r == -EINVAL);
+        fuzz_check(r < 0 || isfinite(offset));
+        fuzz_check(r != 0 || h->has_started_mono);
+        double started = utc_parse(h->started, true);
+        if (started >= 0) {
+                char again[UTC_MILLIS_SIZE];
+                utc_format(started, again, sizeof(again));
+                fuzz_check(strcmp(again, h->started) == 0);
         }
 }
 
@@ -44,6 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 char err[256] = "";
                 int r = trace_parse_line(text, len, &rec, err, sizeof(err));
                 fuzz_check(r == 0 || ((r == -EBADMSG || r == -ENOMEM) && err[0]));
+                if (r == 0 && rec.type == TRACE_HEADER)
+                        check_header(&rec.header);
                 if (r == 0 && rec.type == TRACE_SAMPLE) {
                         check_sample(&rec.sample);
                         struct decision d;
