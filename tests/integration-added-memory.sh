@@ -13,6 +13,7 @@
 #     samples, so 1 was the MemTotal trigger and not the periodic re-read.
 set -euo pipefail
 bin=$(realpath "$1") shim=$(realpath "$2")
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 pid=
 cleanup() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$tmp"; }
@@ -20,6 +21,8 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; [ -f "$tmp/log" ] && cat "$tmp/log"; exit 1; }
 
 cp /proc/zoneinfo "$tmp/zoneinfo"
+# (a zone that kswapd gave up on is re-read every sample: not this test's case)
+zoneinfo_reclaimable "$tmp/zoneinfo"
 cp /proc/meminfo "$tmp/meminfo"
 zone=$(awk '/^Node/ { z = $4 } /^ +managed/ && $2 > best { best = $2; name = z } END { print name }' "$tmp/zoneinfo")
 managed() { awk -v z="$zone" '/^Node/ { cur = $4 } cur == z && /^ +managed/ { print $2; exit }' "$tmp/zoneinfo"; }

@@ -69,6 +69,7 @@ fi
 # --- 2. a /proc file unusable for a few samples
 cp /proc/buddyinfo "$tmp/buddyinfo"
 cp /proc/zoneinfo "$tmp/zoneinfo"
+zoneinfo_reclaimable "$tmp/zoneinfo"
 cp "$tmp/buddyinfo" "$tmp/buddyinfo.good"
 cp "$tmp/zoneinfo" "$tmp/zoneinfo.good"
 printf 'interval = 100ms\nwindow = 32\nlog_level = debug\n' > "$tmp/conf"

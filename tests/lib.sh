@@ -42,6 +42,26 @@ samples() {
         echo "${n:-0}"
 }
 
+# kswapd_gave_up [ZONEINFO]: the nodes kswapd has given up on
+# (node_unreclaimable in /proc/zoneinfo), on stdout; false if none. The kernel then no longer
+# wakes kswapd there until an allocation reclaims memory itself, and the
+# daemon rightly holds its raises back. A workload that leaves nothing to
+# reclaim sets it (bench/run's fragmented scenario does); an allocation
+# that reclaims page cache directly clears it.
+kswapd_gave_up() {
+        local nodes
+        nodes=$(awk '/^Node/ { n = $2; sub(",", "", n) }
+                /node_unreclaimable: *[1-9]/ && !seen[n]++ { printf "%snode%s", sep, n; sep = " " }' "${1:-/proc/zoneinfo}")
+        [ -n "$nodes" ] && echo "$nodes"
+}
+
+# zoneinfo_reclaimable FILE: a copy of /proc/zoneinfo made to say that
+# kswapd has given up on no node, so that a test of something else does
+# not inherit the state of the machine it runs on.
+zoneinfo_reclaimable() {
+        sed -i 's/node_unreclaimable: *[0-9]*/node_unreclaimable:  0/' "$1"
+}
+
 # wait_samples PID LOG N [SECONDS]: until the daemon has logged N samples.
 wait_samples() {
         wait_for --pid "$1" "${4:-20}" "$3 samples in $2" logged "$2" 'debug: sample ' "$3"
