@@ -70,6 +70,39 @@ class Report(unittest.TestCase):
             self.assertIn("--configs memoptimizer,memoptimizer-other", written["command"])
 
 
+class FailingPlot(unittest.TestCase):
+    """A plot gnuplot cannot draw (a fragmented sitting of the daemon alone:
+    "x range is invalid") is left out with its reason; the report is
+    written and the sitting goes on to its next scenario."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.bin = Path(self.dir.name, "bin")
+        self.bin.mkdir()
+        self.path = os.environ["PATH"]
+        os.environ["PATH"] = f"{self.bin}:{self.path}"
+
+    def tearDown(self):
+        os.environ["PATH"] = self.path
+        self.dir.cleanup()
+
+    def gnuplot(self, status):
+        g = self.bin / "gnuplot"
+        g.write_text(f"#!/bin/sh\ncat > /dev/null\necho 'line 0: x range is invalid' >&2\nexit {status}\n")
+        g.chmod(0o755)
+
+    def test_a_plot_not_drawn_says_why(self):
+        self.gnuplot(1)
+        png = Path(self.dir.name, "x.png")
+        got = benchrun.gnuplot("plot 1", png)
+        self.assertEqual(got, "not drawn: gnuplot exited 1: line 0: x range is invalid")
+        self.assertEqual(benchrun.figure("stalls against cost", got),
+                         "(stalls against cost: not drawn: gnuplot exited 1: line 0: x range is invalid)")
+        self.gnuplot(0)
+        self.assertEqual(benchrun.gnuplot("plot 1", png), png)
+        self.assertEqual(benchrun.figure("stalls against cost", png), "![stalls against cost](x.png)")
+
+
 class Steal(unittest.TestCase):
     """The host's stolen CPU time is /proc/stat's cpu line, eighth value."""
 
