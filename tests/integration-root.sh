@@ -5,7 +5,8 @@
 # after a SIGKILL the next instance takes the baseline over and holds the
 # inherited value for a calm period before it lowers it.
 # Skipped (exit 77, saying why) without root or a writable sysctl, or
-# while kswapd has given up on a node (the daemon then holds its raises).
+# while kswapd has given up on a node that revive_kswapd cannot revive
+# (the daemon then holds its raises).
 set -euo pipefail
 bin=$1 hog=$2
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +21,7 @@ page_kb=$(($(getconf PAGESIZE) / 1024))
 unmanaged_kb=$(zone_pages | awk -v k="$page_kb" '{ n += ($4 - $5) * k } END { print n + 0 }')
 avail_kb=$(($(awk '/^MemAvailable:/ {print $2}' /proc/meminfo) + unmanaged_kb))
 if [ "$avail_kb" -lt $((8 * 1024 * 1024)) ]; then echo "SKIP: needs 8 GiB available, have $((avail_kb / 1024)) MiB"; exit 77; fi
+revive_kswapd || true
 if gave_up=$(kswapd_gave_up); then
         echo "SKIP: kswapd gave up on $gave_up (node_unreclaimable in /proc/zoneinfo): the daemon holds its raises until an allocation reclaims memory itself"
         exit 77

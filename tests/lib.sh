@@ -46,13 +46,20 @@ samples() {
 # (node_unreclaimable in /proc/zoneinfo), on stdout; false if none. The kernel then no longer
 # wakes kswapd there until an allocation reclaims memory itself, and the
 # daemon rightly holds its raises back. A workload that leaves nothing to
-# reclaim sets it (bench/run's fragmented scenario does); an allocation
-# that reclaims page cache directly clears it.
+# reclaim sets it (bench/run's fragmented scenario does); a reclaim that
+# makes progress clears it (revive_kswapd).
 kswapd_gave_up() {
         local nodes
         nodes=$(awk '/^Node/ { n = $2; sub(",", "", n) }
                 /node_unreclaimable: *[1-9]/ && !seen[n]++ { printf "%snode%s", sep, n; sep = " " }' "${1:-/proc/zoneinfo}")
         [ -n "$nodes" ] && echo "$nodes"
+}
+
+# revive_kswapd: scripts/revive-kswapd (which says on stderr what it did),
+# so that a root test does not inherit a node kswapd gave up on; false if
+# one is left.
+revive_kswapd() {
+        "$(dirname "${BASH_SOURCE[0]}")/../scripts/revive-kswapd" "$@"
 }
 
 # zoneinfo_reclaimable FILE: a copy of /proc/zoneinfo made to say that
