@@ -100,14 +100,27 @@ o=$(sed -n 's/^ *+\([0-9.]*\) s  node0 Normal ran out of order-9 blocks:.*/\1/p'
 check fragmented "the score finds Normal's order-9 blocks running out" '[ -n "$o" ]' "at ${o:-none} s"
 check streaming "the score finds Normal's free pages falling below low" '[ "$c" != none ]' "at $c s"
 
-# drain-1g: THP memory taken at 1 GiB/s from an emptied page cache, with
-# tests/raise.conf (integration-root.sh's): a raise before the allocation
-# ends (the lowest free pages)
+# drain-1g: THP memory taken at 1 GiB/s from an emptied page cache (95 MB
+# left), with tests/raise.conf (integration-root.sh's): kswapd has next to
+# nothing to reclaim, so with the OOM headroom (5 %) left aside no raise is
+# made, and the daemon says why
 cp "$src/tests/raise.conf" "$tmp/raise.conf"
+replay drain-1g "$tmp/raise.conf"
+r=$(first drain-1g '$4 ~ /^raise/')
+check drain-1g "no raise while kswapd has next to nothing to reclaim" '[ "$r" = none ]' "raise at $r s"
+check drain-1g "says that a raise is called for and held back for it" \
+        'grep -q "holding back raises .*: a raise is called for, but kswapd could reclaim only" "$tmp/drain-1g.txt"' \
+        "$(grep -c 'holding back raises' "$tmp/drain-1g.txt") hold lines"
+# ...and with no headroom, a raise before the allocation ends (the lowest
+# free pages), no higher than those 95 MB allow
+printf 'oom_headroom = 0%%\n' >> "$tmp/raise.conf"
 replay drain-1g "$tmp/raise.conf"
 e=$(awk -F, 'NR > 1 && (min == "" || $6 < min) { min = $6; t = $1 } END { print t }' "$tmp/drain-1g.csv")
 r=$(first drain-1g '$4 ~ /^raise/')
 check drain-1g "raises while memory is taken, before the allocation ends" 'before "$r" "$e"' "raise at $r s, lowest free at $e s"
+check drain-1g "the raise says it went no higher than kswapd could reclaim" \
+        'grep -q "raise vm.watermark_scale_factor .*; no higher: kswapd could reclaim only" "$tmp/drain-1g.txt"' \
+        "highest $(awk -F, 'NR > 1 && $2 > h { h = $2 } END { print h + 0 }' "$tmp/drain-1g.csv")"
 # growing-zone: drain-1g with node 0's Normal zone growing as the memory is
 # taken and its free pages flat (tests/traces/grow-zone), as on a freshly
 # booted machine: the same consumption, which the daemon must answer as on

@@ -144,6 +144,7 @@ if gave_up=$(kswapd_gave_up); then
         echo "PASS (without the root part: kswapd gave up on $gave_up, node_unreclaimable; the daemon holds its raises)"
         exit 0
 fi
+page_cache "$tmp" 2048          # what kswapd would reclaim for a raise
 wrote_wsf=1
 ceiling=$((boot + 20))
 printf 'interval = 100ms\nwindow = 3\nhorizon = 60s\nmax_wsf = %d\ncalm_period = 10min\ncompaction = no\nkswapd_rate_prior = 1M/s\n' "$ceiling" > "$tmp/root.conf"

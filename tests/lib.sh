@@ -62,6 +62,19 @@ revive_kswapd() {
         "$(dirname "${BASH_SOURCE[0]}")/../scripts/revive-kswapd" "$@"
 }
 
+# page_cache DIR MIB: a file of MIB MiB written in DIR (on a disk, not
+# tmpfs), so that its pages are in the page cache: what kswapd reclaims
+# when a raised watermark wakes it. A machine fresh from boot, or one whose
+# cache was dropped, has next to none, and the daemon then makes no raise
+# (its reclaim cap, policy.h); a test of real raises needs some, as a
+# server has. Removing the file frees it.
+page_cache() {
+        case $(stat -f -c %T "$1") in
+                tmpfs | ramfs) echo "page_cache: $1 is in memory, not page cache" >&2; return 1 ;;
+        esac
+        dd if=/dev/zero of="$1/page-cache" bs=1M count="$2" status=none
+}
+
 # zoneinfo_reclaimable FILE: a copy of /proc/zoneinfo made to say that
 # kswapd has given up on no node, so that a test of something else does
 # not inherit the state of the machine it runs on.

@@ -27,7 +27,8 @@ static inline void sim_init(struct sim *s, long boot)
 }
 
 /* One interval with /proc/meminfo as given (mem_free plus the file pages
- * are the reclaimable memory); returns true when the policy decided (there
+ * are the reclaimable memory, the file pages and what swap has room for
+ * what kswapd could reclaim); returns true when the policy decided (there
  * was a forecast). */
 static inline bool sim_step_mem(struct sim *s, double t, const struct synth_zone *zs, size_t n,
                                 const struct vmstat *vm, const struct meminfo *mem, struct decision *d)
@@ -48,7 +49,8 @@ static inline bool sim_step_mem(struct sim *s, double t, const struct synth_zone
 static inline bool sim_step(struct sim *s, double t, const struct synth_zone *zs, size_t n,
                             const struct vmstat *vm, uint64_t reclaimable, struct decision *d)
 {
-        struct meminfo mem = { .mem_free = reclaimable };
+        /* all of it page cache: kswapd could reclaim it */
+        struct meminfo mem = { .active_file = reclaimable };
         return sim_step_mem(s, t, zs, n, vm, &mem, d);
 }
 

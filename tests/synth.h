@@ -46,5 +46,5 @@ static inline void synth_sample(struct sample *s, double t, long wsf, const stru
         *s = (struct sample){ .time = t, .wsf = wsf, .nr_orders = 11, .nr_zones = n, .zones = zones };
         if (vm)
                 s->vm = *vm;
-        s->mem.mem_free = reclaimable;
+        s->mem.active_file = reclaimable;      /* page cache: kswapd could reclaim it */
 }

@@ -143,7 +143,7 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
         rp->rep_action = action_of(d);
         rp->compactions += d->nr_compact;
         rp->backoffs += d->nr_backoff;
-        if (trace_decision_worth(d) || d->episode_ended)
+        if (trace_decision_worth(d) || d->episode_ended || d->hold_changed)
                 print_decision(rp, s->time, d);
         if (d->reason == WSF_KEEP)
                 return 0;

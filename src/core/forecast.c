@@ -227,6 +227,12 @@ int forecast_compute(const struct window *w, const struct forecast_params *p, st
                 node_forecast(w, p, f->max_order, &f->nodes[j]);
         rates(w, f);
         f->reclaimable = s->mem.mem_free + s->mem.active_file + s->mem.inactive_file;
+        /* anonymous and shared memory go to swap as far as it has room
+         * (swap_free is 0 where unknown: traces from before 0.4.9) */
+        uint64_t swappable = s->mem.anon_pages + s->mem.shmem;
+        if (swappable > s->mem.swap_free)
+                swappable = s->mem.swap_free;
+        f->kswapd_reclaimable = s->mem.active_file + s->mem.inactive_file + swappable;
         return 0;
 }
 

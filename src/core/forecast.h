@@ -88,6 +88,9 @@ struct forecast {
         bool parts_known;
         uint64_t allocstalls, compact_stalls;   /* in the last interval */
         uint64_t reclaimable;           /* MemFree + file LRU, pages */
+        /* What kswapd could reclaim to raise free memory: the file LRU, and
+         * anonymous and shared memory as far as swap has room for it. */
+        uint64_t kswapd_reclaimable;
 };
 
 /* Needs at least two samples. out's arrays are (re)allocated. */

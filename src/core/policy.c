@@ -59,6 +59,7 @@ const char *raise_hold_str(enum raise_hold h)
         static const char *const s[] = {
                 [HOLD_NONE] = "none", [HOLD_KSWAPD_FAILING] = "kswapd-failing",
                 [HOLD_NODE_UNRECLAIMABLE] = "node-unreclaimable",
+                [HOLD_NOTHING_TO_RECLAIM] = "nothing-to-reclaim",
         };
         return h >= 0 && h < _HOLD_REASONS ? s[h] : "?";
 }
@@ -97,12 +98,10 @@ static double high_sum(const struct forecast *f, long wsf)
         return sum;
 }
 
-long wsf_guard(const struct forecast *f, double oom_headroom, long limit)
+/* The largest value in lo..hi whose zones' high watermarks sum to at most
+ * budget pages, given that lo's do. */
+static long highest_within(const struct forecast *f, double budget, long lo, long hi)
 {
-        double budget = (double)f->reclaimable - oom_headroom * (double)f->managed_pages;
-        if (high_sum(f, 0) > budget)
-                return 0;
-        long lo = 0, hi = limit;        /* high_sum(lo) fits; find the largest */
         while (lo < hi) {
                 long mid = lo + (hi - lo + 1) / 2;
                 if (high_sum(f, mid) <= budget)
@@ -111,6 +110,30 @@ long wsf_guard(const struct forecast *f, double oom_headroom, long limit)
                         hi = mid - 1;
         }
         return lo;
+}
+
+long wsf_guard(const struct forecast *f, double oom_headroom, long limit)
+{
+        double budget = (double)f->reclaimable - oom_headroom * (double)f->managed_pages;
+        if (high_sum(f, 0) > budget)
+                return 0;
+        return highest_within(f, budget, 0, limit);
+}
+
+/* A raise has kswapd keep the extra free memory by reclaiming: with less
+ * to reclaim than that, it evicts all of it and then fails until it gives
+ * up on the node (bench fragmented: raised to 1000 during a 20 GB fill of
+ * anonymous memory with 10 MB of page cache, kswapd gave up within the
+ * run in 3 of 10; it was woken at no setting after that). */
+long wsf_reclaim_cap(const struct forecast *f, double oom_headroom, long baseline, long limit)
+{
+        if (limit <= baseline)
+                return baseline;
+        double budget = high_sum(f, baseline) + (double)f->kswapd_reclaimable -
+                        oom_headroom * (double)f->managed_pages;
+        if (high_sum(f, baseline) > budget)
+                return baseline;
+        return highest_within(f, budget, baseline, limit);
 }
 
 static void note_zone(struct decision *d, const struct forecast *f, const struct zone_forecast *z)
@@ -394,6 +417,11 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
         if (p->compact_stalls > 0)
                 st->compact_wanted = true;
         d->hold = raise_hold_of(f, p->managed_pages, d);
+        /* Said only while a raise is called for: a small page cache is no
+         * news until then, and would come and go with it. */
+        if (d->hold == HOLD_NONE && target > st->current && d->reclaim_cap <= st->current)
+                d->hold = HOLD_NOTHING_TO_RECLAIM;
+        d->hold_was = st->hold;
         d->hold_changed = d->hold != st->hold;
         st->hold = d->hold;
         if (target > st->current && d->hold != HOLD_NONE)
@@ -484,6 +512,8 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                 limit = st->kernel_refused - 1;
         long guard = wsf_guard(f, cfg->oom_headroom, limit);
         d->ceiling = guard > st->baseline ? guard : st->baseline;
+        d->reclaim_cap = wsf_reclaim_cap(f, cfg->oom_headroom, st->baseline, d->ceiling);
+        d->kswapd_reclaimable = f->kswapd_reclaimable;
 
         struct pressure p;
         pressure_of(f, &p);
@@ -498,17 +528,22 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                 v = d->ceiling;
                 d->reason = WSF_LOWER_GUARD;
         } else if (target > st->current) {
-                long want = target < d->ceiling ? target : d->ceiling;
+                long want = target < d->reclaim_cap ? target : d->reclaim_cap;
+                d->reclaim_capped = d->reclaim_cap < target && d->reclaim_cap < d->ceiling;
                 if (want > wake_now) {
                         want = wake_now;
                         d->wake_capped = true;
+                        d->reclaim_capped = false;
                 }
                 /* ...but not below the pace floor: the cap saves what a
                  * wider gap would evict later, not a kswapd that sleeps
                  * again after one pass */
-                if (paced(&want, d->ceiling)) {
+                if (paced(&want, d->reclaim_cap)) {
                         d->paced = true;
                         d->wake_capped = false;
+                        /* the floor itself cut short by what kswapd could reclaim */
+                        d->reclaim_capped = want < POLICY_PACE_FLOOR && want == d->reclaim_cap &&
+                                            d->reclaim_cap < d->ceiling;
                 }
                 long step = st->current / 10 > 1 ? (long)((double)st->current * RAISE_HYSTERESIS) : 1;
                 if (want - st->current >= step) {

@@ -73,6 +73,7 @@ enum raise_hold {
         HOLD_NONE,
         HOLD_KSWAPD_FAILING,    /* it scans much and reclaims little (a window's fit) */
         HOLD_NODE_UNRECLAIMABLE,        /* the kernel says it gave up on a node (/proc/zoneinfo) */
+        HOLD_NOTHING_TO_RECLAIM,        /* a raise called for, too little to reclaim for it (reclaim_cap) */
         _HOLD_REASONS
 };
 
@@ -135,6 +136,11 @@ struct decision {
         enum wsf_reason reason;
         long wsf_old, wsf_new;
         long ceiling;                   /* min(max_wsf, kernel_refused - 1, guard), >= baseline */
+        /* The highest value whose extra free memory (the zones' high above
+         * the baseline's) kswapd could reclaim, less the OOM headroom:
+         * wsf_reclaim_cap(); raises go no higher. */
+        long reclaim_cap;
+        uint64_t kswapd_reclaimable;    /* what it is sized by (forecast.h), pages */
         /* the zone that called for the value, and its numbers */
         int node;
         char zone[ZONE_NAME_MAX];
@@ -146,6 +152,7 @@ struct decision {
         double thp_cover;               /* seconds of the huge pages (of thp) it covers */
         bool wake_capped;               /* held to the value that puts low at free memory */
         bool paced;                     /* lifted to POLICY_PACE_FLOOR */
+        bool reclaim_capped;            /* held to reclaim_cap */
         int demand_class;               /* learn_class_of() the episode's demand; -1 none */
         uint64_t stalls;
         bool episode_ended;             /* an episode ended at this sample: */
@@ -154,6 +161,7 @@ struct decision {
         bool onset;                     /* decided on a sample the fast path took early */
         enum raise_hold hold;           /* raises held back now, and why */
         bool hold_changed;              /* since the last decision: say so once */
+        enum raise_hold hold_was;       /* at the last decision */
         int hold_node;                  /* the node kswapd gave up on (HOLD_NODE_UNRECLAIMABLE) */
         double hold_scan, hold_steal;   /* kswapd's window rates (HOLD_KSWAPD_FAILING), pages/s */
         struct recurrence recur;        /* the recurring pattern seen, if any */
@@ -197,9 +205,15 @@ long wsf_for_gap(double gap, uint64_t managed);
  * watermark stays within the reclaimable memory minus the headroom. */
 long wsf_guard(const struct forecast *f, double oom_headroom, long limit);
 
+/* Largest scale factor (<= limit, >= baseline) for which what the zones'
+ * high watermarks add above the baseline's stays within what kswapd could
+ * reclaim (forecast.kswapd_reclaimable) minus the headroom. */
+long wsf_reclaim_cap(const struct forecast *f, double oom_headroom, long baseline, long limit);
+
 /* The name of a reason in logs, traces and live.json; at most
  * WSF_REASON_NAME_MAX - 1 characters. */
 #define WSF_REASON_NAME_MAX 24
 const char *wsf_reason_str(enum wsf_reason r);
-/* "none", "kswapd-failing", "node-unreclaimable": the journal's HOLD field. */
+/* "none", "kswapd-failing", "node-unreclaimable", "nothing-to-reclaim": the
+ * journal's HOLD field. */
 const char *raise_hold_str(enum raise_hold h);

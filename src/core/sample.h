@@ -74,6 +74,11 @@ struct meminfo {
          * before 0.2 lack them. */
         uint64_t anon_pages, shmem, dirty, writeback;   /* in pages */
         bool parts_known;
+        /* SwapFree: how much anonymous memory kswapd could page out, in
+         * pages. Traces recorded before 0.4.9 lack it (swap_known false;
+         * replayed as no swap, which the machine they came from had). */
+        uint64_t swap_free;
+        bool swap_known;
 };
 
 /* A zone as the rest of the daemon sees it: buddyinfo joined with zoneinfo.

@@ -405,7 +405,8 @@ static void huge_pages_raise_below_capacity(void **state)
         struct decision d;
         int raised = -1;
         for (int t = 0; t <= 14 && raised < 0; t++) {
-                struct meminfo mem = { .mem_free = cache_fill(t), .anon_huge = 200000 * (uint64_t)t,
+                struct meminfo mem = { .mem_free = cache_fill(t), .inactive_file = PLENTY,
+                                       .anon_huge = 200000 * (uint64_t)t,
                                        .anon_pages = 200000 * (uint64_t)t, .parts_known = true };
                 struct synth_zone z = zone_free(cache_fill(t));
                 if (sim_step_mem(&s, t, &z, 1, NULL, &mem, &d) && d.reason != WSF_KEEP)
@@ -434,8 +435,8 @@ static void onset_caught_early_sized_by_what_it_took(void **state)
         bool raised = false;
         for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
                 uint64_t huge = at[i] > 4 ? 200000 : 0;
-                struct meminfo mem = { .mem_free = 2000000 - huge, .anon_huge = huge,
-                                       .anon_pages = huge, .parts_known = true };
+                struct meminfo mem = { .mem_free = 2000000 - huge, .inactive_file = PLENTY,
+                                       .anon_huge = huge, .anon_pages = huge, .parts_known = true };
                 struct synth_zone z = zone_free(2000000 - huge);
                 raised = sim_step_mem(&s, at[i], &z, 1, NULL, &mem, &d) && d.reason != WSF_KEEP;
         }
@@ -1580,6 +1581,99 @@ static void guard_holds_and_lowers(void **state)
         sim_free(&s);
 }
 
+/* What kswapd could reclaim bounds what a raise adds to the zones' high
+ * watermarks above the baseline's (16000 + 2 * 600 * wsf here; 28000 at
+ * 10): the page cache, and anonymous memory as far as swap has room. */
+static void reclaim_cap_arithmetic(void **state)
+{
+        (void)state;
+        struct zone_forecast zf = { .managed_pages = MANAGED, .wmark_min = WMIN };
+        struct forecast f = { .nr_zones = 1, .zones = &zf, .managed_pages = MANAGED,
+                              .kswapd_reclaimable = 1000000 };
+        /* 16000 + 1200 * w <= 28000 + 1000000 -> 843 */
+        assert_int_equal(wsf_reclaim_cap(&f, 0, 10, 3000), 843);
+        assert_int_equal(wsf_reclaim_cap(&f, 0, 10, 500), 500);
+        /* the headroom left aside: 28000 + 1000000 - 300000 -> 593 */
+        assert_int_equal(wsf_reclaim_cap(&f, 0.05, 10, 3000), 593);
+        f.kswapd_reclaimable = 10000;           /* less than the headroom: no raise */
+        assert_int_equal(wsf_reclaim_cap(&f, 0.05, 10, 3000), 10);
+        assert_int_equal(wsf_reclaim_cap(&f, 0, 10, 5), 10);    /* a limit below the baseline */
+}
+
+/* fast_fall with the given page cache and swap beside it. */
+static int fast_fall_with(struct sim *s, uint64_t file, uint64_t swap_free, struct decision *d)
+{
+        for (int t = 0; t <= 10; t++) {
+                struct meminfo mem = { .mem_free = fast_fall(t), .inactive_file = file,
+                                       .anon_pages = 6000000 - fast_fall(t), .parts_known = true,
+                                       .swap_free = swap_free, .swap_known = true };
+                struct synth_zone z = zone_free(fast_fall(t));
+                if (sim_step_mem(s, t, &z, 1, NULL, &mem, d) && d->reason != WSF_KEEP)
+                        return t;
+        }
+        return -1;
+}
+
+/* The fall unknown_episode_sized_by_shortfall raises 500 for, with 40 MB of
+ * page cache (the cache dropped, all memory anonymous) and no swap: kswapd
+ * could reclaim next to nothing, so a raise would only have it evict that
+ * and give up on the node. None is made, and the hold says why, once. */
+static void no_raise_with_nothing_to_reclaim(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d = { 0 };
+        int holds = 0;
+        for (int t = 0; t <= 10; t++) {
+                /* what free memory loses, the workload holds */
+                struct meminfo mem = { .mem_free = fast_fall(t), .inactive_file = 10000,
+                                       .anon_pages = 6000000 - fast_fall(t), .parts_known = true,
+                                       .swap_known = true };
+                struct synth_zone z = zone_free(fast_fall(t));
+                if (!sim_step_mem(&s, t, &z, 1, NULL, &mem, &d))
+                        continue;
+                assert_int_equal(d.reason, WSF_KEEP);
+                if (d.hold_changed) {
+                        holds++;
+                        assert_int_equal(d.hold, HOLD_NOTHING_TO_RECLAIM);
+                        assert_int_equal(t, 5);         /* when the episode calls for a raise */
+                        assert_int_equal(d.reclaim_cap, 10);
+                        assert_int_equal(d.kswapd_reclaimable, 10000);
+                }
+        }
+        assert_int_equal(holds, 1);
+        assert_int_equal(s.kernel_wsf, 10);
+        sim_free(&s);
+
+        /* with swap room for the anonymous memory, kswapd could page it out:
+         * the raise is made as with a page cache */
+        sim_init(&s, 10);
+        assert_int_equal(fast_fall_with(&s, 10000, 6000000, &d), 5);
+        assert_int_equal(d.reason, WSF_RAISE_FORECAST);
+        assert_int_equal(d.wsf_new, 500);
+        assert_false(d.reclaim_capped);
+        sim_free(&s);
+}
+
+/* 600000 pages of page cache, less the headroom (300000): the raise adds at
+ * most 300000 pages to the high watermarks, 16000 + 1200 * w <= 328000 ->
+ * 260, not the 500 the shortfall calls for; the decision says so. */
+static void raise_capped_by_what_kswapd_could_reclaim(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        assert_int_equal(fast_fall_with(&s, 600000, 0, &d), 5);
+        assert_int_equal(d.reason, WSF_RAISE_FORECAST);
+        assert_int_equal(d.wsf_new, 260);
+        assert_int_equal(d.reclaim_cap, 260);
+        assert_true(d.reclaim_capped);
+        assert_int_equal(d.hold, HOLD_NONE);
+        sim_free(&s);
+}
+
 /* Dry run: decisions are made once each, the kernel's value never changes
  * and is not mistaken for an administrator's. */
 static void dry_run_decides_without_writing(void **state)
@@ -1678,6 +1772,9 @@ int main(void)
                 cmocka_unit_test(external_change_adopted),
                 cmocka_unit_test(guard_arithmetic),
                 cmocka_unit_test(guard_holds_and_lowers),
+                cmocka_unit_test(reclaim_cap_arithmetic),
+                cmocka_unit_test(no_raise_with_nothing_to_reclaim),
+                cmocka_unit_test(raise_capped_by_what_kswapd_could_reclaim),
                 cmocka_unit_test(dry_run_decides_without_writing),
                 cmocka_unit_test(kernel_limit_probed),
                 cmocka_unit_test(libm_stand_ins),

@@ -66,6 +66,37 @@ static void sample_parts_round_trip(void **state)
         }
 }
 
+/* SwapFree is written when the sample has it and read back; a sample
+ * without it (a trace recorded before 0.4.9) reads back without it, and a
+ * value beyond any machine is refused. */
+static void sample_swap_round_trip(void **state)
+{
+        (void)state;
+        for (int known = 0; known <= 1; known++) {
+                struct sample s = make_sample(7);
+                s.mem.swap_known = known;
+                s.mem.swap_free = known ? 25 : 0;
+                size_t len;
+                char *line = line_of(trace_sample_line(&s), &len);
+                assert_true((strstr(line, "\"swap_free\":25") != NULL) == known);
+                struct trace_record rec = { 0 };
+                char err[200] = "";
+                assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+                assert_memory_equal(&rec.sample.mem, &s.mem, sizeof(s.mem));
+                if (known) {
+                        char *big = strdup(line);
+                        assert_non_null(big);
+                        char *at = strstr(big, "\"swap_free\":25");
+                        memcpy(at, "\"swap_free\":-1", strlen("\"swap_free\":25"));
+                        assert_true(trace_parse_line(big, strlen(big), &rec, err, sizeof(err)) < 0);
+                        assert_non_null(strstr(err, "swap_free"));
+                        free(big);
+                }
+                trace_record_free(&rec);
+                free(line);
+        }
+}
+
 /* kswapd's giving up on a node is written only when true (traces before
  * 0.3.3 lack it: absent reads as false), and read back; anything but true
  * or false is refused. */
@@ -207,6 +238,22 @@ static void decision_why_round_trip(void **state)
         assert_non_null(strstr(err, "paced"));
         free(old);
         td.d.paced = false;
+
+        /* held to what kswapd could reclaim (0.4.9); absent before it:
+         * read as not held */
+        td.d.reclaim_capped = true;
+        free(line);
+        line = line_of(trace_decision_line(&td), &len);
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        assert_true(d->reclaim_capped);
+        old = strdup(line);
+        assert_non_null(old);
+        cut_out(old, ",\"reclaim_capped\":true");
+        assert_null(strstr(old, "reclaim_capped"));
+        assert_int_equal(trace_parse_line(old, strlen(old), &rec, err, sizeof(err)), 0);
+        assert_false(rec.decision.d.reclaim_capped);
+        free(old);
+        td.d.reclaim_capped = false;
 
         /* as 0.2 wrote it: no "thp_cover", the huge pages covered as long
          * as the rest */
@@ -420,6 +467,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(sample_round_trip),
                 cmocka_unit_test(sample_parts_round_trip),
+                cmocka_unit_test(sample_swap_round_trip),
                 cmocka_unit_test(node_unreclaimable_round_trip),
                 cmocka_unit_test(decision_round_trip),
                 cmocka_unit_test(decision_why_round_trip),

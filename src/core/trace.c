@@ -50,6 +50,8 @@ static const struct u64_field meminfo_fields[] = {
 };
 /* optional (traces before 0.2 lack them): all or none */
 static const struct u64_field meminfo_parts_fields[] = { MI(anon_pages), MI(shmem), MI(dirty), MI(writeback) };
+/* optional (traces before 0.4.9 lack it) */
+static const struct u64_field meminfo_swap_fields[] = { MI(swap_free) };
 #undef MI
 #define ZF(n) { #n, offsetof(struct zone, n) }
 static const struct u64_field zone_fields[] = {
@@ -167,6 +169,8 @@ char *trace_sample_line(const struct sample *s)
         put_u64s(&err, mem, &s->mem, meminfo_fields, ARRAY_SIZE(meminfo_fields));
         if (s->mem.parts_known)
                 put_u64s(&err, mem, &s->mem, meminfo_parts_fields, ARRAY_SIZE(meminfo_parts_fields));
+        if (s->mem.swap_known)
+                put_u64s(&err, mem, &s->mem, meminfo_swap_fields, ARRAY_SIZE(meminfo_swap_fields));
         json_put(&err, o, "meminfo", mem);
         if (s->onset)
                 json_put(&err, o, "onset", json_object_new_boolean(true));
@@ -221,6 +225,7 @@ static json_object *why_json(int *err, const struct decision *d)
         json_put(err, w, "onset", json_object_new_boolean(d->onset));
         json_put(err, w, "wake_capped", json_object_new_boolean(d->wake_capped));
         json_put(err, w, "paced", json_object_new_boolean(d->paced));
+        json_put(err, w, "reclaim_capped", json_object_new_boolean(d->reclaim_capped));
         json_put(err, w, "demand_class", json_object_new_int(d->demand_class));
         json_put(err, w, "learned_wsf", json_object_new_int64(d->learned_wsf));
         json_put(err, w, "recur_episodes", json_object_new_int64(d->recur.episodes));
@@ -484,6 +489,11 @@ static int parse_sample(json_object *o, struct sample *s, const struct perr *e)
         if (s->mem.parts_known &&
             (r = get_u64s(mem, &s->mem, meminfo_parts_fields, ARRAY_SIZE(meminfo_parts_fields), TRACE_MAX_PAGES, e)) < 0)
                 return r;
+        s->mem.swap_known = json_object_object_get_ex(mem, "swap_free", NULL);
+        s->mem.swap_free = 0;
+        if (s->mem.swap_known &&
+            (r = get_u64s(mem, &s->mem, meminfo_swap_fields, ARRAY_SIZE(meminfo_swap_fields), TRACE_MAX_PAGES, e)) < 0)
+                return r;
         /* optional: a sample the fast path took early */
         return get_flag(o, "onset", &s->onset, e);
 }
@@ -601,6 +611,10 @@ static int parse_why(json_object *o, struct trace_decision *td, const struct per
                 return r;
         /* Later still (0.3.9): before it no raise was lifted to a floor. */
         if (json_object_object_get_ex(w, "paced", NULL) && (r = get_bool(w, "paced", &d->paced, e)) < 0)
+                return r;
+        /* Later still (0.4.9): before it no raise was held to reclaim_cap. */
+        if (json_object_object_get_ex(w, "reclaim_capped", NULL) &&
+            (r = get_bool(w, "reclaim_capped", &d->reclaim_capped, e)) < 0)
                 return r;
         d->demand_class = (int)class;
         d->learned_wsf = (long)learned;

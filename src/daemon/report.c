@@ -14,6 +14,11 @@
 _Static_assert(REPORT_FIELDS_MAX + 4 <= LOG_EVENT_FIELDS_MAX,
                "log_event() adds MESSAGE, MESSAGE_ID, PRIORITY and SYSLOG_IDENTIFIER");
 
+static double pages_mb(uint64_t pages, long page_size)
+{
+        return (double)pages * (double)page_size / BYTES_PER_MB;
+}
+
 void format_rate(char *buf, size_t size, double pages_per_sec)
 {
         double bytes_per_sec = pages_per_sec * (double)sysconf(_SC_PAGESIZE);
@@ -137,15 +142,20 @@ void report_wsf_message(char *msg, size_t size, const struct decision *d, bool a
         report_reason(reason, sizeof(reason), d);
         const char *verb = d->reason == WSF_ADOPT ? "adopt" :
                            d->wsf_new > d->wsf_old ? "raise" : "lower";
-        char paced[128] = "";
+        char paced[128] = "", capped[160] = "";
         if (d->paced)
-                snprintf(paced, sizeof(paced), "; lifted to the pace floor (%d): below it kswapd, once woken, "
-                         "sleeps again after one pass", POLICY_PACE_FLOOR);
-        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld%s: %s%s%s",
+                snprintf(paced, sizeof(paced), "; lifted %s the pace floor (%d): below it kswapd, once woken, "
+                         "sleeps again after one pass", d->wsf_new < POLICY_PACE_FLOOR ? "towards" : "to",
+                         POLICY_PACE_FLOOR);
+        if (d->reclaim_capped)
+                snprintf(capped, sizeof(capped), "; no higher: kswapd could reclaim only %.0f MB (page cache, and "
+                         "what swap has room for), the OOM headroom left aside",
+                         pages_mb(d->kswapd_reclaimable, sysconf(_SC_PAGESIZE)));
+        snprintf(msg, size, "%s%s vm.watermark_scale_factor %ld -> %ld%s: %s%s%s%s",
                  acting || d->reason == WSF_ADOPT ? "" : "would ", verb, d->wsf_old, d->wsf_new,
                  d->onset ? " at onset" : "", reason,
                  d->wake_capped ? "; no more than puts low at free memory (kswapd wakes at once; a wider gap would only have it reclaim longer)" : "",
-                 paced);
+                 paced, capped);
 }
 
 void report_wsf(const struct logger *l, const struct decision *d, bool acting)
@@ -190,6 +200,10 @@ size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct dec
                 field(&fs, "LEARNED_WSF", 0, (double)d->learned_wsf);
         if (d->paced)
                 field(&fs, "PACE_FLOOR", 0, POLICY_PACE_FLOOR);
+        if (d->reclaim_capped) {
+                field(&fs, "RECLAIM_CAP", 0, (double)d->reclaim_cap);
+                field(&fs, "KSWAPD_RECLAIMABLE_PAGES", 0, (double)d->kswapd_reclaimable);
+        }
         if (d->recur_overdue)
                 field(&fs, "RECUR_OVERDUE", 0, 1);
         if (d->recur_came)
@@ -208,6 +222,11 @@ void report_hold_message(char *msg, size_t size, const struct decision *d)
                          "holding back raises of vm.watermark_scale_factor: kswapd gave up reclaiming on node %d (node_unreclaimable in /proc/zoneinfo); a higher watermark cannot wake it until an allocation reclaims memory itself",
                          d->hold_node);
                 break;
+        case HOLD_NOTHING_TO_RECLAIM:
+                snprintf(msg, size,
+                         "holding back raises of vm.watermark_scale_factor: a raise is called for, but kswapd could reclaim only %.0f MB (page cache, and what swap has room for), the OOM headroom left aside, no more than the value in force (%ld) asks of it; a higher watermark would have it evict that and then give up on the node",
+                         pages_mb(d->kswapd_reclaimable, sysconf(_SC_PAGESIZE)), d->wsf_old);
+                break;
         case HOLD_KSWAPD_FAILING:
                 format_rate(scan, sizeof(scan), d->hold_scan);
                 format_rate(steal, sizeof(steal), d->hold_steal);
@@ -216,7 +235,9 @@ void report_hold_message(char *msg, size_t size, const struct decision *d)
                          scan, steal);
                 break;
         default:
-                snprintf(msg, size, "raises of vm.watermark_scale_factor no longer held back: kswapd reclaims again");
+                snprintf(msg, size, "raises of vm.watermark_scale_factor no longer held back: %s",
+                         d->hold_was == HOLD_NOTHING_TO_RECLAIM ?
+                         "no raise is called for, or kswapd has enough to reclaim for one" : "kswapd reclaims again");
                 break;
         }
 }
@@ -232,6 +253,8 @@ void report_hold(const struct logger *l, const struct decision *d)
         field_str(&fs, "REASON", "guard");
         if (d->hold == HOLD_NODE_UNRECLAIMABLE)
                 field(&fs, "NODE", 0, d->hold_node);
+        if (d->hold == HOLD_NOTHING_TO_RECLAIM)
+                field(&fs, "KSWAPD_RECLAIMABLE_PAGES", 0, (double)d->kswapd_reclaimable);
         if (d->hold == HOLD_KSWAPD_FAILING) {
                 field(&fs, "KSWAPD_SCAN_PAGES_PER_SEC", 0, d->hold_scan);
                 field(&fs, "RECLAIM_PAGES_PER_SEC", 0, d->hold_steal);
@@ -345,11 +368,6 @@ void report_backoff(const struct logger *l, const struct compact_backoff *b)
         field(&fs, "RETRY_SECONDS", 1, b->retry_in);
         field(&fs, "TOO_SLOW", 0, b->too_slow);
         log_event(l, LOG_NOTICE, MSGID_BACKOFF, msg, fs.f, fs.n);
-}
-
-static double pages_mb(uint64_t pages, long page_size)
-{
-        return (double)pages * (double)page_size / BYTES_PER_MB;
 }
 
 void report_wake_message(char *msg, size_t size, const struct wake_pulse *p, long page_size, bool acting)

@@ -50,8 +50,9 @@ void report_hold_message(char *msg, size_t size, const struct decision *d);
 void report_wake_message(char *msg, size_t size, const struct wake_pulse *p, long page_size, bool acting);
 
 /* The journal fields of a scale-factor decision, as report_wsf() sends
- * them; how many. REPORT_FIELDS_MAX holds the most one can have (18: a
- * forecast raise for a zone, of a learnt class, lifted to the pace floor). */
+ * them; how many. REPORT_FIELDS_MAX holds the most one can have (20: a
+ * forecast raise for a zone, of a learnt class, lifted towards the pace
+ * floor and held to what kswapd could reclaim). */
 #define REPORT_FIELDS_MAX 20
 size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct decision *d, bool acting);
 

@@ -149,6 +149,23 @@ static void hold_changes(const struct logger *l)
         report_hold(l, &d);
         d = (struct decision){ .hold = HOLD_NONE, .hold_changed = true, .hold_node = -1, .wsf_new = 10 };
         report_hold(l, &d);
+        d = (struct decision){ .hold = HOLD_NOTHING_TO_RECLAIM, .hold_changed = true, .hold_node = -1,
+                               .kswapd_reclaimable = 2500, .wsf_old = 10, .wsf_new = 10 };
+        report_hold(l, &d);
+        d = (struct decision){ .hold = HOLD_NONE, .hold_was = HOLD_NOTHING_TO_RECLAIM, .hold_changed = true,
+                               .hold_node = -1, .wsf_new = 10 };
+        report_hold(l, &d);
+}
+
+/* A raise no higher than what kswapd could reclaim. */
+static void raise_reclaim_capped(const struct logger *l)
+{
+        struct decision d = {
+                .reason = WSF_RAISE_FORECAST, .wsf_old = 10, .wsf_new = 260, .ceiling = 1000, .node = -1,
+                .drain = 600000, .reclaim_peak = 300000, .cover = 1, .reclaim_cap = 260, .reclaim_capped = true,
+                .kswapd_reclaimable = 600000,
+        };
+        report_wsf(l, &d, true);
 }
 
 static void raise_paced(const struct logger *l)
@@ -186,9 +203,19 @@ static void fields_all_kept(void **state)
         assert_string_equal(field_value(f, n, "STALLS"), "7");
         assert_string_equal(field_value(f, n, "PACE_FLOOR"), "100");
         assert_string_equal(field_value(f, n, "LEARNED_WSF"), "40");
+        /* the floor cut short by what kswapd could reclaim: the most fields */
+        d.reclaim_capped = true;
+        d.reclaim_cap = POLICY_PACE_FLOOR;
+        d.kswapd_reclaimable = 400000;
+        n = report_wsf_fields(f, &d, true);
+        assert_int_equal(n, REPORT_FIELDS_MAX);
+        assert_string_equal(field_value(f, n, "RECLAIM_CAP"), "100");
+        assert_string_equal(field_value(f, n, "KSWAPD_RECLAIMABLE_PAGES"), "400000");
+        d.reclaim_capped = false;
         d.paced = false;
         n = report_wsf_fields(f, &d, true);
         assert_null(field_value(f, n, "PACE_FLOOR"));
+        assert_null(field_value(f, n, "RECLAIM_CAP"));
         assert_string_equal(field_value(f, n, "STALLS"), "7");
         /* a raise for a recurring episode that came, given back */
         d.reason = WSF_LOWER_CALM;
@@ -257,6 +284,16 @@ static void lines(void **state)
         const char *again = strstr(out, "raises of vm.watermark_scale_factor no longer held back");
         assert_true(gave_up && failing && again && gave_up < failing && failing < again);
         assert_null(strstr(strchr(gave_up, '\n'), "kswapd gave up"));  /* the unchanged one said nothing */
+        /* 2500 pages of 4 KiB: 10 MB */
+        const char *nothing = strstr(out, "holding back raises of vm.watermark_scale_factor: a raise is called for, but "
+                                          "kswapd could reclaim only 10 MB (page cache, and what swap has room for)");
+        const char *enough = strstr(out, "no longer held back: no raise is called for, or kswapd has enough to "
+                                         "reclaim for one");
+        assert_true(nothing && enough && again < nothing && nothing < enough);
+        capture(raise_reclaim_capped, out, sizeof(out));
+        assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 260: a pressure episode"));
+        assert_non_null(strstr(out, "; no higher: kswapd could reclaim only 2458 MB (page cache, and what swap has "
+                                    "room for), the OOM headroom left aside"));
 }
 
 int main(void)

@@ -63,6 +63,7 @@ static enum meminfo_item mem_items[] = {
         MEMINFO_MEM_ACTIVE_FILE, MEMINFO_MEM_INACTIVE_FILE,
         MEMINFO_MEM_HUGE_TOTAL, MEMINFO_MEM_HUGE_FREE, MEMINFO_MEM_HUGE_ANON,
         MEMINFO_MEM_ANON, MEMINFO_MEM_SHARED, MEMINFO_MEM_DIRTY, MEMINFO_MEM_WRITEBACK,
+        MEMINFO_SWAP_FREE,
 };
 
 int sample_reader_new(struct sample_reader **out, const char *root)
@@ -180,6 +181,7 @@ static int read_counters(struct sample_reader *r, struct sample *s)
                 .hugepages_total = M(5), .hugepages_free = M(6), .anon_huge = M(7) / pk,
                 .anon_pages = M(8) / pk, .shmem = M(9) / pk, .dirty = M(10) / pk,
                 .writeback = M(11) / pk, .parts_known = true,
+                .swap_free = M(12) / pk, .swap_known = true,
         };
 #undef M
         return 0;
