@@ -224,7 +224,7 @@ void report_hold_message(char *msg, size_t size, const struct decision *d)
                 break;
         case HOLD_NOTHING_TO_RECLAIM:
                 snprintf(msg, size,
-                         "holding back raises of vm.watermark_scale_factor: a raise is called for, but kswapd could reclaim only %.0f MB (page cache, and what swap has room for), the OOM headroom left aside, no more than the value in force (%ld) asks of it; a higher watermark would have it evict that and then give up on the node",
+                         "holding back raises of vm.watermark_scale_factor: a raise is called for, but kswapd could reclaim only %.0f MB (page cache, and what swap has room for): with the OOM headroom left aside, too little for any value above %ld; a higher watermark would have it evict that and then give up on the node",
                          pages_mb(d->kswapd_reclaimable, sysconf(_SC_PAGESIZE)), d->wsf_old);
                 break;
         case HOLD_KSWAPD_FAILING:
