@@ -6,7 +6,8 @@
  * pressure episode starts (episode.h) to the value past episodes of its kind
  * needed (learn.h), or, for a kind never seen, to the value the measured
  * shortfall of kswapd calls for, grown while it does not hold; hold back
- * raises kswapd cannot use; no raise below the pace floor; give it back
+ * raises kswapd cannot use, and none above what it could reclaim (the
+ * reclaim cap); no raise below the pace floor; give it back
  * once the episode is over (a stall is learnt from, not raised for); the
  * bounds, the OOM guard, adopting an administrator's value — and about
  * compaction (only in calm, ahead of demand, and the exponential back-off
