@@ -83,7 +83,10 @@ if [ "$raised" -le "$boot" ]; then
                 "$tmp/zones.before" "$tmp/zones.after"
         exit 1
 fi
-logged "$tmp/log" "raise vm.watermark_scale_factor $boot -> " || { echo "FAIL: no raise logged"; exit 1; }
+# the daemon writes the value, then logs it: the line may come a moment
+# after the value is seen
+wait_for --pid "$pid" 10 "the raise logged" logged "$tmp/log" "raise vm.watermark_scale_factor $boot -> " ||
+        { show "$tmp/log"; exit 1; }
 grep -q "^baseline=$boot\$" "$tmp/run/state" || { echo "FAIL: state file lacks baseline=$boot"; exit 1; }
 [ "$raised" -le 200 ] || { echo "FAIL: $raised is above max_wsf 200"; exit 1; }
 
