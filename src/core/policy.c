@@ -127,13 +127,10 @@ long wsf_guard(const struct forecast *f, double oom_headroom, long limit)
  * run in 3 of 10; it was woken at no setting after that). */
 long wsf_reclaim_cap(const struct forecast *f, double oom_headroom, long baseline, long limit)
 {
-        if (limit <= baseline)
+        double room = (double)f->kswapd_reclaimable - oom_headroom * (double)f->managed_pages;
+        if (limit <= baseline || room <= 0)
                 return baseline;
-        double budget = high_sum(f, baseline) + (double)f->kswapd_reclaimable -
-                        oom_headroom * (double)f->managed_pages;
-        if (high_sum(f, baseline) > budget)
-                return baseline;
-        return highest_within(f, budget, baseline, limit);
+        return highest_within(f, high_sum(f, baseline) + room, baseline, limit);
 }
 
 static void note_zone(struct decision *d, const struct forecast *f, const struct zone_forecast *z)
@@ -529,11 +526,9 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                 d->reason = WSF_LOWER_GUARD;
         } else if (target > st->current) {
                 long want = target < d->reclaim_cap ? target : d->reclaim_cap;
-                d->reclaim_capped = d->reclaim_cap < target && d->reclaim_cap < d->ceiling;
                 if (want > wake_now) {
                         want = wake_now;
                         d->wake_capped = true;
-                        d->reclaim_capped = false;
                 }
                 /* ...but not below the pace floor: the cap saves what a
                  * wider gap would evict later, not a kswapd that sleeps
@@ -541,10 +536,11 @@ static void decide_wsf(struct policy_state *st, const struct policy_config *cfg,
                 if (paced(&want, d->reclaim_cap)) {
                         d->paced = true;
                         d->wake_capped = false;
-                        /* the floor itself cut short by what kswapd could reclaim */
-                        d->reclaim_capped = want < POLICY_PACE_FLOOR && want == d->reclaim_cap &&
-                                            d->reclaim_cap < d->ceiling;
                 }
+                /* held to the cap: what was asked for, or the pace floor,
+                 * cut short by it rather than by the OOM guard */
+                d->reclaim_capped = want == d->reclaim_cap && d->reclaim_cap < d->ceiling && !d->wake_capped &&
+                                    (d->paced ? want < POLICY_PACE_FLOOR : d->reclaim_cap < target);
                 long step = st->current / 10 > 1 ? (long)((double)st->current * RAISE_HYSTERESIS) : 1;
                 if (want - st->current >= step) {
                         v = want;
