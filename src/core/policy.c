@@ -642,11 +642,29 @@ static bool faulting_huge_pages(const struct forecast *f)
         return f->thp_rate * f->dt >= COMPACT_USEFUL_SHARE * (double)f->managed_pages;
 }
 
+/* Note which orders' blocks fell by a useful compaction's worth since the
+ * last sample: a fall seen, which the window's trend may not trust yet. */
+static void note_blocks(struct node_compaction *ns, const struct forecast *f, const struct node_forecast *n)
+{
+        double useful = COMPACT_USEFUL_SHARE * (double)n->managed_pages;
+        ns->fell = 0;
+        for (unsigned k = 0; k <= f->max_order && k < ORDER_CAP; k++) {
+                if (ns->seen && ns->blocks_at_last[k] - n->free_at_order[k] >= useful)
+                        ns->fell |= UINT32_C(1) << k;
+                ns->blocks_at_last[k] = n->free_at_order[k];
+        }
+        ns->seen = true;
+}
+
 /* Compact ahead of demand, as the kernel's proactive compaction does: only
  * while no episode is under way and no huge pages are being faulted in
  * (compacting while the workload faults makes its faults wait for the
  * compaction), and only once an exhaustion forecast has held for
- * COMPACT_CONFIRM samples. */
+ * COMPACT_CONFIRM samples -- or holds after a sample at which the blocks
+ * were seen to fall by a useful share: a fall that ended a sample ago (a
+ * fragmenting fill let go) leaves one calm sample before the next demand,
+ * and the trend does not trust a fall that young (bench/README.md,
+ * "Compaction confirmed by a fall seen"). */
 static void decide_compaction(struct policy_state *st, const struct policy_config *cfg,
                               const struct forecast *f, struct decision *d)
 {
@@ -660,8 +678,11 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                         judge_compaction(ns, cfg, f, n, d);
                 int k = order_to_compact(cfg, f, n, stalled);
                 ns->confirmed = k >= 0 ? ns->confirmed + 1 : 0;
+                bool seen_fall = k >= 0 && (ns->fell >> k & 1);
+                note_blocks(ns, f, n);
                 if (!cfg->compaction || st->episodes.active || faulting_huge_pages(f) ||
-                    f->time < ns->next_allowed || k < 0 || (ns->confirmed < COMPACT_CONFIRM && !stalled))
+                    f->time < ns->next_allowed || k < 0 ||
+                    (ns->confirmed < COMPACT_CONFIRM && !seen_fall && !stalled))
                         continue;
                 d->compact[d->nr_compact++] = (struct compact_order){
                         .node = n->node, .order = (unsigned)k,

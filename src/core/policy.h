@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "episode.h"
 #include "forecast.h"
@@ -67,6 +68,10 @@ struct node_compaction {
         unsigned order;
         double before;                  /* free pages in blocks >= order before */
         unsigned confirmed;             /* samples in a row that called for it */
+        bool seen;                      /* blocks_at_last holds a sample */
+        double blocks_at_last[ORDER_CAP];       /* free pages in blocks >= each order, then */
+        uint32_t fell;                  /* orders (bit k) whose blocks fell by a useful
+                                         * compaction's worth into the last sample */
 };
 
 /* Why raises are held back: a higher watermark would not help kswapd. */

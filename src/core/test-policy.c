@@ -1455,6 +1455,51 @@ static void no_compaction_while_huge_pages_fault(void **state)
         assert_int_equal(first_compaction_while_faulting(4 * MANAGED / 100), 14);
 }
 
+/* A fragmenting fill that lets go, as in bench's fragmented scenario on a
+ * fast machine (fragmented-memoptimizer-1 of results/steps/short-0.4.8,
+ * in pages): the fill takes free memory and the order-9 blocks with it
+ * from t = 3 and lets go at t = 6 of all but one page of every block; a
+ * program then faults huge pages from t = 8 (`thp` pages an interval). The
+ * fill is an episode to t = 7, so t = 7 is the one calm sample before the
+ * faults; the window's trend trusts the blocks' fall there for the first
+ * time. The blocks fell by far more than a useful compaction's worth into
+ * t = 6: that fall confirms the forecast, and the node is compacted at
+ * t = 7, before the faults. (A fall below that share confirms nothing:
+ * shrinking_blocks_compact still waits for a second forecast.) The first
+ * sample that compacts, or -1. */
+static int first_compaction_after_fill(uint64_t thp)
+{
+        static const uint64_t free_pages[] = { 6069000, 6069000, 6069000, 5212000, 3392000, 1651000,
+                                               4220000, 5734000, 5032000, 4682000, 4682000, 4682000 };
+        static const uint64_t blocks[] = { 6015000, 6015000, 6015000, 5193000, 3374000, 1635000,
+                                           788000, 790000, 84000, 3500, 3500, 3500 };
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        struct meminfo mem = { .mem_free = PLENTY };
+        int compacted_at = -1;
+        for (int t = 0; t < 12 && compacted_at < 0; t++) {
+                struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = free_pages[t],
+                                        .high_pages = blocks[t], .order = 9 };
+                if (t >= 8 && t <= 9)
+                        mem.anon_huge += thp;
+                if (sim_step_mem(&s, t, &z, 1, NULL, &mem, &d) && d.nr_compact) {
+                        compacted_at = t;
+                        assert_int_equal(d.compact[0].order, 9);
+                        assert_false(d.compact[0].stalled);
+                }
+        }
+        sim_free(&s);
+        return compacted_at;
+}
+
+static void fall_seen_confirms_compaction(void **state)
+{
+        (void)state;
+        assert_int_equal(first_compaction_after_fill(700000), 7);
+        assert_int_equal(first_compaction_after_fill(0), 7);
+}
+
 /* Compaction that makes too few new blocks (under 1 % of the node's
  * memory) did harm: deferred 2, 4, 8 ... intervals. */
 static void useless_compaction_backs_off(void **state)
@@ -1765,6 +1810,7 @@ int main(void)
                 cmocka_unit_test(inherited_value_held),
                 cmocka_unit_test(noisy_flat_no_action),
                 cmocka_unit_test(shrinking_blocks_compact),
+                cmocka_unit_test(fall_seen_confirms_compaction),
                 cmocka_unit_test(no_compaction_during_an_episode),
                 cmocka_unit_test(no_compaction_while_huge_pages_fault),
                 cmocka_unit_test(useless_compaction_backs_off),
