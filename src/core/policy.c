@@ -616,12 +616,13 @@ static void judge_compaction(struct node_compaction *ns, const struct policy_con
  * node's free memory is fragmented for a compaction to make a useful number
  * of blocks. */
 static int order_to_compact(const struct policy_config *cfg, const struct forecast *f,
-                            const struct node_forecast *n, bool stalled)
+                            const struct node_forecast *n, bool stalled, uint32_t taken)
 {
         double useful = COMPACT_USEFUL_SHARE * (double)n->managed_pages;
         for (unsigned k = f->max_order; k >= 1; k--) {
                 double block = (double)(1ull << k);
-                bool wanted = n->secs_to_exhaust[k] < cfg->lead_time || (stalled && k == f->max_order);
+                bool wanted = n->secs_to_exhaust[k] < cfg->lead_time || (stalled && k == f->max_order) ||
+                              (k < 32 && (taken >> k & 1));
                 if (wanted && n->extfrag[k] >= COMPACT_MIN_EXTFRAG &&
                     n->free_pages - n->free_at_order[k] >= useful &&
                     n->free_pages >= (double)n->wmark_low + 2 * block)
@@ -642,17 +643,45 @@ static bool faulting_huge_pages(const struct forecast *f)
         return f->thp_rate * f->dt >= COMPACT_USEFUL_SHARE * (double)f->managed_pages;
 }
 
-/* Note which orders' blocks fell by a useful compaction's worth since the
- * last sample: a fall seen, which the window's trend may not trust yet. */
-static void note_blocks(struct node_compaction *ns, const struct forecast *f, const struct node_forecast *n)
+/* The orders (bit k) whose blocks fell by a useful compaction's worth
+ * since the last sample. */
+static uint32_t blocks_fell(const struct node_compaction *ns, const struct forecast *f,
+                            const struct node_forecast *n)
 {
         double useful = COMPACT_USEFUL_SHARE * (double)n->managed_pages;
-        ns->fell = 0;
-        for (unsigned k = 0; k <= f->max_order && k < ORDER_CAP; k++) {
-                if (ns->seen && ns->blocks_at_last[k] - n->free_at_order[k] >= useful)
-                        ns->fell |= UINT32_C(1) << k;
-                ns->blocks_at_last[k] = n->free_at_order[k];
+        uint32_t fell = 0;
+        for (unsigned k = 0; ns->seen && k <= f->max_order && k < ORDER_CAP; k++)
+                if (ns->blocks_at_last[k] - n->free_at_order[k] >= useful)
+                        fell |= UINT32_C(1) << k;
+        return fell;
+}
+
+/* The orders (bit k) for which the workload let go of memory in single
+ * pages since the last sample: free memory rose by a useful share more
+ * than reclaim freed and than the blocks of order k grew. A fragmenting
+ * fill that ends leaves its memory so, and its demand is over whatever the
+ * episode's bookkeeping still says; a burst of huge pages that ends gives
+ * its blocks back whole. */
+static uint32_t let_go_fragmented(const struct node_compaction *ns, const struct forecast *f,
+                                  const struct node_forecast *n)
+{
+        double useful = COMPACT_USEFUL_SHARE * (double)n->managed_pages;
+        double rose = n->free_pages - ns->blocks_at_last[0] - (f->kswapd_rate + f->direct_rate) * f->dt;
+        uint32_t let_go = 0;
+        for (unsigned k = 1; ns->seen && k <= f->max_order && k < ORDER_CAP; k++) {
+                double grew = n->free_at_order[k] - ns->blocks_at_last[k];
+                if (rose - (grew > 0 ? grew : 0) >= useful)
+                        let_go |= UINT32_C(1) << k;
         }
+        return let_go;
+}
+
+static void remember_blocks(struct node_compaction *ns, const struct forecast *f,
+                            const struct node_forecast *n, uint32_t fell)
+{
+        for (unsigned k = 0; k <= f->max_order && k < ORDER_CAP; k++)
+                ns->blocks_at_last[k] = n->free_at_order[k];
+        ns->fell = fell;
         ns->seen = true;
 }
 
@@ -660,11 +689,12 @@ static void note_blocks(struct node_compaction *ns, const struct forecast *f, co
  * while no episode is under way and no huge pages are being faulted in
  * (compacting while the workload faults makes its faults wait for the
  * compaction), and only once an exhaustion forecast has held for
- * COMPACT_CONFIRM samples -- or holds after a sample at which the blocks
- * were seen to fall by a useful share: a fall that ended a sample ago (a
- * fragmenting fill let go) leaves one calm sample before the next demand,
- * and the trend does not trust a fall that young (bench/README.md,
- * "Compaction confirmed by a fall seen"). */
+ * COMPACT_CONFIRM samples. A fall of the blocks seen, by a useful share,
+ * counts as a forecast where the window's trend does not trust a fall
+ * that young: at the sample after it, or at once when the workload let go
+ * of its memory in the same interval -- a fragmenting fill that ends
+ * leaves its memory free in single pages, and the next demand may come
+ * within the second (bench/README.md, "Compaction at a fill's release"). */
 static void decide_compaction(struct policy_state *st, const struct policy_config *cfg,
                               const struct forecast *f, struct decision *d)
 {
@@ -676,11 +706,14 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                         continue;
                 if (ns->pending)
                         judge_compaction(ns, cfg, f, n, d);
-                int k = order_to_compact(cfg, f, n, stalled);
+                uint32_t fell = blocks_fell(ns, f, n);
+                uint32_t let_go = let_go_fragmented(ns, f, n);
+                int k = order_to_compact(cfg, f, n, stalled, (fell | ns->fell) & let_go);
                 ns->confirmed = k >= 0 ? ns->confirmed + 1 : 0;
-                bool seen_fall = k >= 0 && (ns->fell >> k & 1);
-                note_blocks(ns, f, n);
-                if (!cfg->compaction || st->episodes.active || faulting_huge_pages(f) ||
+                bool released = k >= 0 && (let_go >> k & 1) && ((fell | ns->fell) >> k & 1);
+                bool seen_fall = k >= 0 && ((ns->fell >> k & 1) || released);
+                remember_blocks(ns, f, n, fell);
+                if (!cfg->compaction || (st->episodes.active && !released) || faulting_huge_pages(f) ||
                     f->time < ns->next_allowed || k < 0 ||
                     (ns->confirmed < COMPACT_CONFIRM && !seen_fall && !stalled))
                         continue;
@@ -690,6 +723,8 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                         .free_at_order = n->free_at_order[k], .extfrag = n->extfrag[k],
                         .stalled = stalled && !(n->secs_to_exhaust[k] < cfg->lead_time),
                 };
+                struct compact_order *c = &d->compact[d->nr_compact - 1];
+                c->released = released && !c->stalled && !(n->secs_to_exhaust[k] < cfg->lead_time);
                 ns->pending = true;
                 ns->order = (unsigned)k;
                 ns->before = n->free_at_order[k];

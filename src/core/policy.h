@@ -127,6 +127,11 @@ struct compact_order {
         /* asked for by the last episode's compaction stalls, not by a
          * forecast exhaustion (secs_to_exhaust may then be infinite) */
         bool stalled;
+        /* asked for at the interval in which the workload let go of its
+         * memory in single pages, the blocks having fallen before it: a
+         * fragmenting fill that ended, whose fall the window's trend does
+         * not trust yet (secs_to_exhaust may then be infinite) */
+        bool released;
 };
 
 struct compact_backoff {

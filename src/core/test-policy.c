@@ -1459,15 +1459,14 @@ static void no_compaction_while_huge_pages_fault(void **state)
  * fast machine (fragmented-memoptimizer-1 of results/steps/short-0.4.8,
  * in pages): the fill takes free memory and the order-9 blocks with it
  * from t = 3 and lets go at t = 6 of all but one page of every block; a
- * program then faults huge pages from t = 8 (`thp` pages an interval). The
- * fill is an episode to t = 7, so t = 7 is the one calm sample before the
- * faults; the window's trend trusts the blocks' fall there for the first
- * time. The blocks fell by far more than a useful compaction's worth into
- * t = 6: that fall confirms the forecast, and the node is compacted at
- * t = 7, before the faults. (A fall below that share confirms nothing:
- * shrinking_blocks_compact still waits for a second forecast.) The first
- * sample that compacts, or -1. */
-static int first_compaction_after_fill(uint64_t thp)
+ * program then faults huge pages (`thp` pages an interval) from
+ * `faults_from` on. The fill is an episode to t = 7 and the window's trend
+ * trusts the blocks' fall only at t = 7, when the program may be faulting
+ * already. But at t = 6 the workload let go (free memory rose by far more
+ * than reclaim freed) of memory left in single pages, and the blocks had
+ * fallen by more than a useful compaction's worth: the node is compacted
+ * there, before the faults. The first sample that compacts, or -1. */
+static int first_compaction_after_fill(uint64_t thp, int faults_from)
 {
         static const uint64_t free_pages[] = { 6069000, 6069000, 6069000, 5212000, 3392000, 1651000,
                                                4220000, 5734000, 5032000, 4682000, 4682000, 4682000 };
@@ -1481,7 +1480,7 @@ static int first_compaction_after_fill(uint64_t thp)
         for (int t = 0; t < 12 && compacted_at < 0; t++) {
                 struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = free_pages[t],
                                         .high_pages = blocks[t], .order = 9 };
-                if (t >= 8 && t <= 9)
+                if (t >= faults_from && t <= 9)
                         mem.anon_huge += thp;
                 if (sim_step_mem(&s, t, &z, 1, NULL, &mem, &d) && d.nr_compact) {
                         compacted_at = t;
@@ -1493,11 +1492,31 @@ static int first_compaction_after_fill(uint64_t thp)
         return compacted_at;
 }
 
-static void fall_seen_confirms_compaction(void **state)
+static void fill_let_go_compacts_at_once(void **state)
 {
         (void)state;
-        assert_int_equal(first_compaction_after_fill(700000), 7);
-        assert_int_equal(first_compaction_after_fill(0), 7);
+        assert_int_equal(first_compaction_after_fill(700000, 8), 6);
+        assert_int_equal(first_compaction_after_fill(700000, 7), 6);
+        assert_int_equal(first_compaction_after_fill(0, 12), 6);
+}
+
+/* A burst of huge pages takes free memory and the blocks together, then
+ * lets go of them whole: free memory and blocks are back, nothing is
+ * fragmented, and nothing is compacted. */
+static void burst_let_go_no_compaction(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        for (int t = 0; t < 12; t++) {
+                uint64_t taken = t >= 3 && t <= 5 ? 1500000 * (uint64_t)(t - 2) : 0;
+                struct synth_zone z = { .managed = MANAGED, .wmark_min = WMIN, .free_pages = 6069000 - taken,
+                                        .high_pages = 6015000 - taken, .order = 9 };
+                if (sim_step(&s, t, &z, 1, NULL, PLENTY, &d))
+                        assert_int_equal(d.nr_compact, 0);
+        }
+        sim_free(&s);
 }
 
 /* Compaction that makes too few new blocks (under 1 % of the node's
@@ -1810,7 +1829,8 @@ int main(void)
                 cmocka_unit_test(inherited_value_held),
                 cmocka_unit_test(noisy_flat_no_action),
                 cmocka_unit_test(shrinking_blocks_compact),
-                cmocka_unit_test(fall_seen_confirms_compaction),
+                cmocka_unit_test(fill_let_go_compacts_at_once),
+                cmocka_unit_test(burst_let_go_no_compaction),
                 cmocka_unit_test(no_compaction_during_an_episode),
                 cmocka_unit_test(no_compaction_while_huge_pages_fault),
                 cmocka_unit_test(useless_compaction_backs_off),

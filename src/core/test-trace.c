@@ -166,6 +166,37 @@ static void decision_round_trip(void **state)
         free(line);
 }
 
+/* A compaction asked for at a release (0.4.9) is written as "released"
+ * and read back; absent reads as false (older traces); one that claims
+ * stalls and a release at once is refused. */
+static void released_compaction_round_trip(void **state)
+{
+        (void)state;
+        struct trace_decision td = { .time = 6, .acting = true, .d = {
+                .reason = WSF_KEEP, .wsf_old = 10, .wsf_new = 10, .ceiling = 1000, .node = -1,
+                .nr_compact = 1,
+        } };
+        td.d.compact[0] = (struct compact_order){ .node = 0, .order = 9, .secs_to_exhaust = INFINITY,
+                                                  .free_at_order = 788480, .extfrag = 0.86, .released = true };
+        size_t len;
+        char *line = line_of(trace_decision_line(&td), &len);
+        assert_non_null(strstr(line, "\"released\":true"));
+        assert_null(strstr(line, "\"stalled\""));
+        struct trace_record rec = { 0 };
+        char err[200] = "";
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        assert_true(rec.decision.d.compact[0].released);
+        assert_false(rec.decision.d.compact[0].stalled);
+        trace_record_free(&rec);
+        char both[1024];
+        char *at = strstr(line, "\"released\":true");
+        snprintf(both, sizeof(both), "%.*s\"stalled\":true,%s", (int)(at - line), line, at);
+        assert_int_equal(trace_parse_line(both, strlen(both), &rec, err, sizeof(err)), -EBADMSG);
+        assert_non_null(strstr(err, "stalls and by a release"));
+        trace_record_free(&rec);
+        free(line);
+}
+
 /* Remove the first occurrence of what from line (it must be there). */
 static void cut_out(char *line, const char *what)
 {
@@ -470,6 +501,7 @@ int main(void)
                 cmocka_unit_test(sample_swap_round_trip),
                 cmocka_unit_test(node_unreclaimable_round_trip),
                 cmocka_unit_test(decision_round_trip),
+                cmocka_unit_test(released_compaction_round_trip),
                 cmocka_unit_test(decision_why_round_trip),
                 cmocka_unit_test(header_round_trip),
                 cmocka_unit_test(header_start_on_both_clocks),

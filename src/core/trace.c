@@ -195,6 +195,8 @@ static json_object *compact_json(int *err, const struct decision *d)
                 json_put_number(err, o, "extfrag", c->extfrag, 4);
                 if (c->stalled)
                         json_put(err, o, "stalled", json_object_new_boolean(true));
+                if (c->released)
+                        json_put(err, o, "released", json_object_new_boolean(true));
                 json_append(err, a, o);
         }
         return a;
@@ -529,8 +531,11 @@ static int parse_compact(json_object *a, struct decision *d, const struct perr *
                     (r = get_num(o, "secs_to_exhaust", 0, TRACE_MAX_SEC, true, &c->secs_to_exhaust, e)) < 0 ||
                     (r = get_num(o, "free_at_order", 0, TRACE_MAX_PAGES_DBL, false, &c->free_at_order, e)) < 0 ||
                     (r = get_num(o, "extfrag", 0, 1, false, &c->extfrag, e)) < 0 ||
-                    (r = get_flag(o, "stalled", &c->stalled, e)) < 0)  /* optional: before 0.4.3 */
+                    (r = get_flag(o, "stalled", &c->stalled, e)) < 0 ||  /* optional: before 0.4.3 */
+                    (r = get_flag(o, "released", &c->released, e)) < 0)        /* before 0.4.9 */
                         return r;
+                if (c->stalled && c->released)
+                        return fail(e, "a compaction asked for by stalls and by a release at once");
                 c->node = (int)node;
                 c->order = (unsigned)order;
         }

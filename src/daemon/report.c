@@ -306,6 +306,9 @@ void report_compact_why(char *buf, size_t size, const struct compact_order *c)
 {
         if (c->stalled) {
                 snprintf(buf, size, "the last episode's compaction stalls asked for order-%u blocks", c->order);
+        } else if (c->released) {
+                snprintf(buf, size, "the workload let go of memory in single pages after taking order-%u blocks",
+                         c->order);
         } else {
                 char secs[32];
                 format_secs(secs, sizeof(secs), c->secs_to_exhaust);
@@ -343,7 +346,7 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
         field(&fs, "NODE", 0, c->node);
         field(&fs, "ORDER", 0, c->order);
         field(&fs, "SECONDS_TO_EXHAUST", 3, c->secs_to_exhaust);
-        field_str(&fs, "COMPACT_REASON", c->stalled ? "stalls" : "forecast");
+        field_str(&fs, "COMPACT_REASON", c->stalled ? "stalls" : c->released ? "release" : "forecast");
         field(&fs, "EXTFRAG_PERCENT", 1, c->extfrag * PERCENT);
         field(&fs, "COMPACT_SECONDS", 3, seconds);
         log_event(l, err ? LOG_WARNING : LOG_INFO, MSGID_COMPACT, msg, fs.f, fs.n);

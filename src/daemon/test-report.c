@@ -123,6 +123,14 @@ static void compact_stalled_and_slow(const struct logger *l)
         report_backoff(l, &b);
 }
 
+/* A compaction asked for at a fill's release: no forecast to quote. */
+static void compact_released(const struct logger *l)
+{
+        struct compact_order c = { .node = 0, .order = 9, .secs_to_exhaust = INFINITY,
+                                   .free_at_order = 788480, .extfrag = 0.86, .released = true };
+        report_compact(l, &c, true, false, 0.5, 0);
+}
+
 /* A pulse that wakes kswapd and its end, with 4 KiB pages. */
 static void wake_pulse(const struct logger *l)
 {
@@ -270,6 +278,11 @@ static void lines(void **state)
                                     "(152576 -> 437248 pages in blocks >= order 9); next try in 2 s\n"));
         assert_null(strstr(out, "never"));
         assert_null(strstr(out, "did not help"));
+        capture(compact_released, out, sizeof(out));
+        assert_non_null(strstr(out, "compact node0: the workload let go of memory in single pages after taking "
+                                    "order-9 blocks (788480 pages in blocks >= order 9, 86% of free memory "
+                                    "fragmented)\n"));
+        assert_null(strstr(out, "never"));
         capture(wake_pulse, out, sizeof(out));
         assert_non_null(strstr(out, "wake kswapd: DMA32 would be empty in 1.2 s (328 MB fell in 1.00 s, 614 MB free) "
                                     "while node0 Normal sits at its low (281 MB free, low 281 MB) and kswapd sleeps; "
