@@ -125,6 +125,26 @@ class Verdicts(unittest.TestCase):
         self.assertGreater(need[5], need[10])
         self.assertGreater(need[10], need[20])
 
+    def test_below_counts_modes(self):
+        # two modes: A low in 4 runs of 10, B in 10 of 10. Fisher's one-sided
+        # p: C(10,10) C(10,4) / C(20,14) = 210 / 38760
+        a = [3, 1400, 1500, 0, 1300, 1450, 5, 1420, 363, 1350]
+        b = [3, 1, 0, 6, 3, 3, 5, 1, 6, 3]
+        runs = [{"config": c, "run": i + 1, "stalls": v} for c, vs in (("A", a), ("B", b)) for i, v in enumerate(vs)]
+        line = compare.below([placed(runs)], "stalls", "A", "B", 500)
+        self.assertIn("A 4 of 10 runs, B 10 of 10", line)
+        self.assertIn(f"p {210 / 38760:.4f} (B more often)", line)
+        self.assertIn("B below more often", line)
+        # the other way round: A is below less often, and nothing shows more
+        self.assertIn("B below less often", compare.below([placed(runs)], "stalls", "B", "A", 500))
+        self.assertIn("no difference shown", compare.below([placed(runs)], "stalls", "A", "A", 500))
+
+    def test_fisher_tail(self):
+        # P(X >= 3), X hypergeometric: 3 of 6 drawn from 12 holding 6 of B's
+        p = sum(math.comb(6, x) * math.comb(6, 6 - x) for x in range(3, 7)) / math.comb(12, 6)
+        self.assertAlmostEqual(compare.hypergeom_tail(3, 6, 6, 12), p)
+        self.assertAlmostEqual(compare.hypergeom_tail(0, 6, 6, 12), 1.0)
+
 
 class Refusals(unittest.TestCase):
     def run_main(self, args):
@@ -174,6 +194,16 @@ class Refusals(unittest.TestCase):
         status, err = self.run_main([path, "A", "B", "--metric", "reader_mib_s"])
         self.assertEqual(status, 2)
         self.assertIn("1 round(s)", err)
+
+    def test_below_refusals(self):
+        path = self.write(json.dumps({"runs": sitting(["A", "B"], 3, {"A": 1, "B": 2})}))
+        with self.assertRaises(SystemExit):
+            self.run_main(["--below", "nan", path, "A", "B"])
+        with self.assertRaises(SystemExit):
+            self.run_main(["--below", "5", "--power", path])
+        status, err = self.run_main(["--below", "5", path, "A", "B"])
+        self.assertEqual(status, 2)
+        self.assertIn("stalls: no runs of A", err)
 
 
 if __name__ == "__main__":
