@@ -694,7 +694,7 @@ static void remember_blocks(struct node_compaction *ns, const struct forecast *f
  * that young: at the sample after it, or at once when the workload let go
  * of its memory in the same interval -- a fragmenting fill that ends
  * leaves its memory free in single pages, and the next demand may come
- * within the second (bench/README.md, "Compaction at a fill's release"). */
+ * within the second (bench/README.md, "0.4.10: a compaction at a fill's release"). */
 static void decide_compaction(struct policy_state *st, const struct policy_config *cfg,
                               const struct forecast *f, struct decision *d)
 {
