@@ -85,7 +85,7 @@ check accumulate "raises before the first stall" 'before "$r" "$s"' "raise at $r
 # the fragmenter lets go of its memory in single pages (an episode until
 # +18 s), and in the interval before +18 s the program starts faulting
 # huge pages (AnonHugePages grew by 1.1 % of memory). A compaction goes
-# before the faults, at the release (0.4.9), never into them (0.4.6
+# before the faults, at the release (0.4.10), never into them (0.4.6
 # compacted at +18 s; it did not help, 761856 -> 302080 pages in blocks,
 # and 2618 compaction stalls followed; 0.4.7 and 0.4.8 compacted at none),
 # and none after the stalls, when the program's release had left free

@@ -42,6 +42,10 @@
 /* An exhaustion of blocks must be forecast on this many samples in a row
  * before a compaction: noise that lines up once must not cost one. */
 #define COMPACT_CONFIRM 2
+/* Huge pages faulted in after a compaction that found its blocks: at most
+ * one compaction stall for this many blocks taken (bench fragmented: 0-9
+ * stalls for ~3550 huge pages after a compaction, ~1350 without). */
+#define COMPACT_FAULTS_PER_STALL 100
 
 const char *wsf_reason_str(enum wsf_reason r)
 {
@@ -585,21 +589,57 @@ static struct node_compaction *node_state(struct policy_state *st, int node)
         return &st->nodes[st->nr_nodes++];
 }
 
-/* Judge the compaction done after the previous sample, like the kernel's
+/* Huge pages faulted in at a rate of at least the blocks a useful
+ * compaction must make (COMPACT_USEFUL_SHARE of memory) an interval: the
+ * workload is taking blocks now, faster than a compaction could stay ahead
+ * of, and each fault compacts for itself. A whole-node compaction beside
+ * them only makes them wait: in the bench's fragmented scenario it ran 1.4
+ * s into faults of ~0.9 GB/s outside any episode and "did not help"
+ * (bench/README.md, "No compaction while huge pages are faulted in"). A
+ * rate, not a count: a sample the fast path takes early covers less than
+ * an interval (a second compaction came half a second into faults of 350
+ * MB/s, after a judgement that no longer waited for the next full sample). */
+static bool faulting_huge_pages(const struct policy_config *cfg, const struct forecast *f)
+{
+        return f->thp_rate * cfg->interval >= COMPACT_USEFUL_SHARE * (double)f->managed_pages;
+}
+
+/* What the huge pages faulted in over the last interval say of the
+ * compaction before them: it helped when they found blocks, stalling to
+ * compact for themselves at most once in COMPACT_FAULTS_PER_STALL of the
+ * blocks of its order they took. Stalls and faults are the machine's. */
+static bool faults_found_blocks(const struct node_compaction *ns, const struct forecast *f)
+{
+        double blocks_taken = f->thp_rate * f->dt / (double)(1ull << ns->order);
+        return (double)f->compact_stalls * COMPACT_FAULTS_PER_STALL <= blocks_taken;
+}
+
+/* Judge the compaction done earlier, like the kernel's
  * defer_compaction(): when it made too few new blocks of the order to
  * matter it did harm (it cost CPU and blocked allocations for nothing):
- * wait twice as long before the next. */
-static void judge_compaction(struct node_compaction *ns, const struct policy_config *cfg,
+ * wait twice as long before the next. Its blocks may not show at the next
+ * sample: the pages it freed wait on the per-cpu page lists (auto-tuned
+ * to hold up to an eighth of a zone since Linux 6.7), and a block merges
+ * only once they are drained -- by the next allocation that fails, or over
+ * seconds (bench/README.md, "Compaction's blocks wait on the per-cpu
+ * lists"). So a compaction whose blocks have not shown is judged by the
+ * huge-page faults after it, if they come within the lead time, and by
+ * its blocks only then. Returns false while it waits. */
+static bool judge_compaction(struct node_compaction *ns, const struct policy_config *cfg,
                              const struct forecast *f, const struct node_forecast *n,
                              struct decision *d)
 {
-        ns->pending = false;
         double after = n->free_at_order[ns->order];
         bool too_slow = ns->too_slow;
+        bool grew = after >= ns->before + COMPACT_USEFUL_SHARE * (double)n->managed_pages;
+        bool faults = faulting_huge_pages(cfg, f);
+        if (!too_slow && !grew && !faults && f->time < ns->judge_by)
+                return false;
+        ns->pending = false;
         ns->too_slow = false;
-        if (after >= ns->before + COMPACT_USEFUL_SHARE * (double)n->managed_pages && !too_slow) {
+        if (!too_slow && (grew || (faults && faults_found_blocks(ns, f)))) {
                 ns->defer_shift = 0;
-                return;
+                return true;
         }
         if (ns->defer_shift < POLICY_MAX_DEFER_SHIFT)
                 ns->defer_shift++;
@@ -608,7 +648,10 @@ static void judge_compaction(struct node_compaction *ns, const struct policy_con
         d->backoff[d->nr_backoff++] = (struct compact_backoff){
                 .node = n->node, .order = ns->order, .defer_shift = ns->defer_shift,
                 .before = ns->before, .after = after, .retry_in = wait, .too_slow = too_slow,
+                .fault_stalls = faults && !too_slow ? f->compact_stalls : 0,
+                .faulted_blocks = faults && !too_slow ? f->thp_rate * f->dt / (double)(1ull << ns->order) : 0,
         };
+        return true;
 }
 
 /* The highest order worth compacting for: blocks of it will run out within
@@ -629,18 +672,6 @@ static int order_to_compact(const struct policy_config *cfg, const struct foreca
                         return (int)k;
         }
         return -1;
-}
-
-/* Huge pages faulted in over the last interval: at least the blocks a
- * useful compaction must make (COMPACT_USEFUL_SHARE of memory), the
- * workload is taking blocks now, faster than a compaction could stay ahead
- * of, and each fault compacts for itself. A whole-node compaction beside
- * them only makes them wait: in the bench's fragmented scenario it ran 1.4
- * s into faults of ~0.9 GB/s outside any episode and "did not help"
- * (bench/README.md, "No compaction while huge pages are faulted in"). */
-static bool faulting_huge_pages(const struct forecast *f)
-{
-        return f->thp_rate * f->dt >= COMPACT_USEFUL_SHARE * (double)f->managed_pages;
 }
 
 /* The orders (bit k) whose blocks fell by a useful compaction's worth
@@ -704,8 +735,8 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                 struct node_compaction *ns = node_state(st, n->node);
                 if (!ns)
                         continue;
-                if (ns->pending)
-                        judge_compaction(ns, cfg, f, n, d);
+                /* one compaction at a time per node: the next waits for the last's judgement */
+                bool waiting = ns->pending && !judge_compaction(ns, cfg, f, n, d);
                 uint32_t fell = blocks_fell(ns, f, n);
                 uint32_t let_go = let_go_fragmented(ns, f, n);
                 int k = order_to_compact(cfg, f, n, stalled, (fell | ns->fell) & let_go);
@@ -713,7 +744,7 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                 bool released = k >= 0 && (let_go >> k & 1) && ((fell | ns->fell) >> k & 1);
                 bool seen_fall = k >= 0 && ((ns->fell >> k & 1) || released);
                 remember_blocks(ns, f, n, fell);
-                if (!cfg->compaction || (st->episodes.active && !released) || faulting_huge_pages(f) ||
+                if (waiting || !cfg->compaction || (st->episodes.active && !released) || faulting_huge_pages(cfg, f) ||
                     f->time < ns->next_allowed || k < 0 ||
                     (ns->confirmed < COMPACT_CONFIRM && !seen_fall && !stalled))
                         continue;
@@ -729,6 +760,7 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                 ns->order = (unsigned)k;
                 ns->before = n->free_at_order[k];
                 ns->next_allowed = f->time + cfg->interval;
+                ns->judge_by = f->time + cfg->lead_time;
                 st->compact_wanted = false;
         }
 }

@@ -63,7 +63,8 @@ struct node_compaction {
         int node;
         unsigned defer_shift;
         double next_allowed;            /* sample time */
-        bool pending;                   /* compacted; judge on the next sample */
+        bool pending;                   /* compacted; not judged yet */
+        double judge_by;                /* sample time: judged by its blocks then, if not before */
         bool too_slow;                  /* the pending one took too long */
         unsigned order;
         double before;                  /* free pages in blocks >= order before */
@@ -141,6 +142,10 @@ struct compact_backoff {
         /* it took longer than a compaction may hold the machine's
          * allocations up (whatever it made); false: it made too few */
         bool too_slow;
+        /* judged by the huge-page faults after it: their compaction stalls,
+         * and the blocks of its order they took (0, 0: judged by its blocks) */
+        uint64_t fault_stalls;
+        double faulted_blocks;
 };
 
 struct decision {

@@ -1519,38 +1519,103 @@ static void burst_let_go_no_compaction(void **state)
         sim_free(&s);
 }
 
+/* Order-9 blocks that keep running out, by an eighth a second: the forecast
+ * calls for compaction at every sample, and no compaction ever helps. */
+static struct synth_zone dwindling(double t)
+{
+        return (struct synth_zone){ .managed = MANAGED, .wmark_min = WMIN, .free_pages = 2000000,
+                                    .high_pages = (uint64_t)(409600 * exp(-t / 8)), .order = 9 };
+}
+
 /* Compaction that makes too few new blocks (under 1 % of the node's
- * memory) did harm: deferred 2, 4, 8 ... intervals. */
+ * memory) did harm: deferred 2, 4, 8 ... intervals. Its blocks may not
+ * show at once (the per-cpu lists hold the pages it freed), so with no
+ * huge page faulted in after it, it is judged by its blocks only at the
+ * end of the lead time, and no other compaction of the node comes before. */
 static void useless_compaction_backs_off(void **state)
 {
         (void)state;
         struct sim s;
         sim_init(&s, 10);
         struct decision d;
-        int compacted[8], nc = 0, backoffs = 0;
+        int compacted[8], judged[8], nc = 0, nj = 0;
         unsigned last_shift = 0;
-        for (int t = 0; t <= 18; t++) {
-                struct synth_zone z = fragmenting(t);   /* compaction never helps */
+        for (int t = 0; t <= 45; t++) {
+                struct synth_zone z = dwindling(t);
                 if (!sim_step(&s, t, &z, 1, NULL, PLENTY, &d))
                         continue;
-                if (d.nr_compact)
-                        compacted[nc++] = t;
                 for (size_t i = 0; i < d.nr_backoff; i++) {
-                        backoffs++;
+                        judged[nj++] = t;
                         assert_int_equal(d.backoff[i].defer_shift, last_shift + 1);
                         last_shift = d.backoff[i].defer_shift;
                         assert_float_equal(d.backoff[i].retry_in, (double)(1u << last_shift), 0);
                         assert_true(d.backoff[i].after < d.backoff[i].before + 512);
                         assert_false(d.backoff[i].too_slow);
+                        assert_float_equal(d.backoff[i].faulted_blocks, 0, 0);
                 }
+                if (d.nr_compact)
+                        compacted[nc++] = t;
         }
-        /* t=11 compact; t=12 judged useless, retry at 14; t=14 compact;
-         * t=15 useless, retry at 19 */
-        assert_int_equal(nc, 2);
-        assert_int_equal(compacted[0], 11);
-        assert_int_equal(compacted[1], 14);
-        assert_int_equal(backoffs, 2);
+        /* compact at c0, judged useless at c0 + 10 (the lead time), retry 2 s
+         * later; judged at c1 + 10, retry 4 s later */
+        assert_true(nc >= 3);
+        assert_true(nj >= 2);
+        assert_int_equal(judged[0], compacted[0] + 10);
+        assert_int_equal(compacted[1], judged[0] + 2);
+        assert_int_equal(judged[1], compacted[1] + 10);
+        assert_int_equal(compacted[2], judged[1] + 4);
         sim_free(&s);
+}
+
+/* A compaction whose blocks do not show at the next sample, and huge pages
+ * faulted in after it: it helped when they stalled at most once in a hundred
+ * huge pages (they found its blocks, once the per-cpu lists were drained),
+ * and did harm when they stalled more. */
+static unsigned judged_by_faults(uint64_t fault_stalls, struct decision *last)
+{
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d;
+        struct synth_zone z;
+        struct vmstat vm = { 0 };
+        struct meminfo mem = { .active_file = PLENTY };
+        int compacted = -1;
+        for (int t = 0; t <= 11; t++) {
+                z = fragmenting(t);
+                if (sim_step_mem(&s, t, &z, 1, &vm, &mem, &d) && d.nr_compact)
+                        compacted = t;
+        }
+        assert_int_equal(compacted, 11);
+        /* t = 12: nothing shows, nothing faulted: not judged yet */
+        sim_step_mem(&s, 12, &z, 1, &vm, &mem, &d);
+        assert_int_equal(d.nr_backoff, 0);
+        assert_true(s.e.policy.nodes[0].pending);
+        /* t = 13: 2000 huge pages faulted in (4096000 pages taken, blocks of
+         * order 9 nearly gone), with fault_stalls compaction stalls */
+        mem.anon_huge += 2000 * 512;
+        vm.compact_stall += fault_stalls;
+        z.high_pages = 1024;
+        sim_step_mem(&s, 13, &z, 1, &vm, &mem, &d);
+        assert_false(s.e.policy.nodes[0].pending);
+        *last = d;
+        unsigned shift = s.e.policy.nodes[0].defer_shift;
+        sim_free(&s);
+        return shift;
+}
+
+static void hidden_blocks_judged_by_faults(void **state)
+{
+        (void)state;
+        struct decision d;
+        assert_int_equal(judged_by_faults(0, &d), 0);
+        assert_int_equal(d.nr_backoff, 0);
+        assert_int_equal(judged_by_faults(20, &d), 0);  /* 1 in 100 */
+        assert_int_equal(d.nr_backoff, 0);
+        assert_int_equal(judged_by_faults(21, &d), 1);
+        assert_int_equal(d.nr_backoff, 1);
+        assert_int_equal(d.backoff[0].fault_stalls, 21);
+        assert_float_equal(d.backoff[0].faulted_blocks, 2000, 1e-6);
+        assert_false(d.backoff[0].too_slow);
 }
 
 /* A compaction that made a useful number of blocks resets the back-off;
@@ -1835,6 +1900,7 @@ int main(void)
                 cmocka_unit_test(no_compaction_while_huge_pages_fault),
                 cmocka_unit_test(useless_compaction_backs_off),
                 cmocka_unit_test(useful_compaction_no_backoff),
+                cmocka_unit_test(hidden_blocks_judged_by_faults),
                 cmocka_unit_test(external_change_adopted),
                 cmocka_unit_test(guard_arithmetic),
                 cmocka_unit_test(guard_holds_and_lowers),

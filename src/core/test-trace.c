@@ -163,10 +163,41 @@ static void decision_round_trip(void **state)
         assert_int_equal(d->backoff[0].defer_shift, 2);
         assert_true(d->compact[0].stalled);
         assert_true(d->backoff[0].too_slow);
+        assert_int_equal(d->backoff[0].fault_stalls, 0);       /* judged by its blocks: not written */
+        assert_null(strstr(line, "fault"));
         free(line);
 }
 
-/* A compaction asked for at a release (0.4.9) is written as "released"
+/* A compaction judged by the huge-page faults after it (0.4.11) carries
+ * their stalls and the blocks they took; absent, it was judged by its
+ * blocks (older traces); one of the two alone is refused. */
+static void fault_judged_backoff_round_trip(void **state)
+{
+        (void)state;
+        struct trace_decision td = { .time = 9, .acting = true, .d = {
+                .reason = WSF_KEEP, .wsf_old = 10, .wsf_new = 10, .ceiling = 1000, .node = -1,
+                .secs_to_low = INFINITY, .secs_to_min = INFINITY, .nr_backoff = 1,
+        } };
+        td.d.backoff[0] = (struct compact_backoff){ .node = 0, .order = 9, .defer_shift = 1, .before = 843776,
+                                                    .after = 843776, .retry_in = 2, .fault_stalls = 1350,
+                                                    .faulted_blocks = 3550.5 };
+        size_t len;
+        char *line = line_of(trace_decision_line(&td), &len);
+        struct trace_record rec = { 0 };
+        char err[200] = "";
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        assert_int_equal(rec.decision.d.backoff[0].fault_stalls, 1350);
+        assert_float_equal(rec.decision.d.backoff[0].faulted_blocks, 3550.5, 1e-9);
+        char *cut = strstr(line, ",\"faulted_blocks\"");
+        assert_non_null(cut);
+        char *end = strchr(cut + 1, '}');
+        memmove(cut, end, strlen(end) + 1);
+        assert_int_equal(trace_parse_line(line, strlen(line), &rec, err, sizeof(err)), -EBADMSG);
+        assert_non_null(strstr(err, "\"fault_stalls\" and \"faulted_blocks\" but not both"));
+        free(line);
+}
+
+/* A compaction asked for at a release (0.4.10) is written as "released"
  * and read back; absent reads as false (older traces); one that claims
  * stalls and a release at once is refused. */
 static void released_compaction_round_trip(void **state)
@@ -497,6 +528,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(sample_round_trip),
+                cmocka_unit_test(fault_judged_backoff_round_trip),
                 cmocka_unit_test(sample_parts_round_trip),
                 cmocka_unit_test(sample_swap_round_trip),
                 cmocka_unit_test(node_unreclaimable_round_trip),

@@ -216,6 +216,10 @@ static json_object *backoff_json(int *err, const struct decision *d)
                 json_put_number(err, o, "retry_in", b->retry_in, 3);
                 if (b->too_slow)
                         json_put(err, o, "too_slow", json_object_new_boolean(true));
+                if (b->faulted_blocks > 0) {
+                        json_put(err, o, "fault_stalls", json_object_new_int64((int64_t)b->fault_stalls));
+                        json_put_number(err, o, "faulted_blocks", b->faulted_blocks, 1);
+                }
                 json_append(err, a, o);
         }
         return a;
@@ -532,7 +536,7 @@ static int parse_compact(json_object *a, struct decision *d, const struct perr *
                     (r = get_num(o, "free_at_order", 0, TRACE_MAX_PAGES_DBL, false, &c->free_at_order, e)) < 0 ||
                     (r = get_num(o, "extfrag", 0, 1, false, &c->extfrag, e)) < 0 ||
                     (r = get_flag(o, "stalled", &c->stalled, e)) < 0 ||  /* optional: before 0.4.3 */
-                    (r = get_flag(o, "released", &c->released, e)) < 0)        /* before 0.4.9 */
+                    (r = get_flag(o, "released", &c->released, e)) < 0)        /* before 0.4.10 */
                         return r;
                 if (c->stalled && c->released)
                         return fail(e, "a compaction asked for by stalls and by a release at once");
@@ -540,6 +544,27 @@ static int parse_compact(json_object *a, struct decision *d, const struct perr *
                 c->order = (unsigned)order;
         }
         d->nr_compact = n;
+        return 0;
+}
+
+/* Optional (before 0.4.11 a compaction was judged by its blocks only): the
+ * huge-page faults a compaction was judged by, both or neither. */
+static int parse_fault_judgement(json_object *o, struct compact_backoff *b, const struct perr *e)
+{
+        bool stalls = json_object_object_get_ex(o, "fault_stalls", NULL);
+        bool blocks = json_object_object_get_ex(o, "faulted_blocks", NULL);
+        int64_t n;
+        int r;
+        b->fault_stalls = 0;
+        b->faulted_blocks = 0;
+        if (stalls != blocks)
+                return fail(e, "a back-off has one of \"fault_stalls\" and \"faulted_blocks\" but not both");
+        if (!stalls)
+                return 0;
+        if ((r = get_int(o, "fault_stalls", 0, INT64_MAX, &n, e)) < 0 ||
+            (r = get_num(o, "faulted_blocks", 0, TRACE_MAX_PAGES_DBL, false, &b->faulted_blocks, e)) < 0)
+                return r;
+        b->fault_stalls = (uint64_t)n;
         return 0;
 }
 
@@ -561,7 +586,8 @@ static int parse_backoff(json_object *a, struct decision *d, const struct perr *
                     (r = get_num(o, "before", 0, TRACE_MAX_PAGES_DBL, false, &b->before, e)) < 0 ||
                     (r = get_num(o, "after", 0, TRACE_MAX_PAGES_DBL, false, &b->after, e)) < 0 ||
                     (r = get_num(o, "retry_in", 0, TRACE_MAX_SEC, false, &b->retry_in, e)) < 0 ||
-                    (r = get_flag(o, "too_slow", &b->too_slow, e)) < 0)        /* optional: before 0.4.3 */
+                    (r = get_flag(o, "too_slow", &b->too_slow, e)) < 0 ||     /* optional: before 0.4.3 */
+                    (r = parse_fault_judgement(o, b, e)) < 0)
                         return r;
                 b->node = (int)node;
                 b->order = (unsigned)order;

@@ -321,6 +321,9 @@ void report_backoff_why(char *buf, size_t size, const struct compact_backoff *b)
         if (b->too_slow)
                 snprintf(buf, size, "for order %u took longer than %g s, holding allocations up", b->order,
                          POLICY_COMPACT_MAX_SECS);
+        else if (b->faulted_blocks > 0)
+                snprintf(buf, size, "did not help order %u: the huge pages faulted in after it stalled %llu times for %.0f blocks",
+                         b->order, (unsigned long long)b->fault_stalls, b->faulted_blocks);
         else
                 snprintf(buf, size, "did not help order %u", b->order);
 }
@@ -370,6 +373,10 @@ void report_backoff(const struct logger *l, const struct compact_backoff *b)
         field(&fs, "DEFER_SHIFT", 0, b->defer_shift);
         field(&fs, "RETRY_SECONDS", 1, b->retry_in);
         field(&fs, "TOO_SLOW", 0, b->too_slow);
+        if (b->faulted_blocks > 0) {
+                field(&fs, "FAULT_STALLS", 0, (double)b->fault_stalls);
+                field(&fs, "FAULTED_BLOCKS", 0, b->faulted_blocks);
+        }
         log_event(l, LOG_NOTICE, MSGID_BACKOFF, msg, fs.f, fs.n);
 }
 

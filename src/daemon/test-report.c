@@ -123,6 +123,15 @@ static void compact_stalled_and_slow(const struct logger *l)
         report_backoff(l, &b);
 }
 
+/* A compaction judged by the huge pages faulted in after it, its blocks
+ * not shown: the line says what the faults showed. */
+static void backoff_by_faults(const struct logger *l)
+{
+        struct compact_backoff b = { .node = 0, .order = 9, .defer_shift = 1, .before = 843776,
+                                     .after = 843776, .retry_in = 2, .fault_stalls = 1350, .faulted_blocks = 3550 };
+        report_backoff(l, &b);
+}
+
 /* A compaction asked for at a fill's release: no forecast to quote. */
 static void compact_released(const struct logger *l)
 {
@@ -278,6 +287,10 @@ static void lines(void **state)
                                     "(152576 -> 437248 pages in blocks >= order 9); next try in 2 s\n"));
         assert_null(strstr(out, "never"));
         assert_null(strstr(out, "did not help"));
+        capture(backoff_by_faults, out, sizeof(out));
+        assert_non_null(strstr(out, "compaction of node0 did not help order 9: the huge pages faulted in after it "
+                                    "stalled 1350 times for 3550 blocks (843776 -> 843776 pages in blocks >= order 9); "
+                                    "next try in 2 s\n"));
         capture(compact_released, out, sizeof(out));
         assert_non_null(strstr(out, "compact node0: the workload let go of memory in single pages after taking "
                                     "order-9 blocks (788480 pages in blocks >= order 9, 86% of free memory "
