@@ -1,0 +1,4 @@
+#!/bin/bash
+d=/work/main/bench/results/steps/judge-faults
+$d/go-cycles.sh
+$d/go-frag.sh
