@@ -604,14 +604,19 @@ static bool faulting_huge_pages(const struct policy_config *cfg, const struct fo
         return f->thp_rate * cfg->interval >= COMPACT_USEFUL_SHARE * (double)f->managed_pages;
 }
 
+/* Blocks of `order` the huge pages faulted in over the last interval took. */
+static double blocks_taken(const struct forecast *f, unsigned order)
+{
+        return f->thp_rate * f->dt / (double)(1ull << order);
+}
+
 /* What the huge pages faulted in over the last interval say of the
  * compaction before them: it helped when they found blocks, stalling to
  * compact for themselves at most once in COMPACT_FAULTS_PER_STALL of the
  * blocks of its order they took. Stalls and faults are the machine's. */
 static bool faults_found_blocks(const struct node_compaction *ns, const struct forecast *f)
 {
-        double blocks_taken = f->thp_rate * f->dt / (double)(1ull << ns->order);
-        return (double)f->compact_stalls * COMPACT_FAULTS_PER_STALL <= blocks_taken;
+        return (double)f->compact_stalls * COMPACT_FAULTS_PER_STALL <= blocks_taken(f, ns->order);
 }
 
 /* Judge the compaction done earlier, like the kernel's
@@ -649,7 +654,7 @@ static bool judge_compaction(struct node_compaction *ns, const struct policy_con
                 .node = n->node, .order = ns->order, .defer_shift = ns->defer_shift,
                 .before = ns->before, .after = after, .retry_in = wait, .too_slow = too_slow,
                 .fault_stalls = faults && !too_slow ? f->compact_stalls : 0,
-                .faulted_blocks = faults && !too_slow ? f->thp_rate * f->dt / (double)(1ull << ns->order) : 0,
+                .faulted_blocks = faults && !too_slow ? blocks_taken(f, ns->order) : 0,
         };
         return true;
 }
