@@ -76,7 +76,7 @@ static bool count(struct publisher *p, const struct publish_input *in, double no
                 e->wsf_old = e->wsf_new = d->wsf_new;
                 e->node = c->node;
                 e->order = (int)c->order;
-                char why[96];
+                char why[REPORT_WHY_MAX];
                 report_compact_why(why, sizeof(why), c);
                 snprintf(e->reason, sizeof(e->reason), "%s; %.0f%% of free memory fragmented", why,
                          c->extfrag * PERCENT);
@@ -87,7 +87,7 @@ static bool count(struct publisher *p, const struct publish_input *in, double no
                 e->wsf_old = e->wsf_new = d->wsf_new;
                 e->node = b->node;
                 e->order = (int)b->order;
-                char why[96];
+                char why[REPORT_WHY_MAX];
                 report_backoff_why(why, sizeof(why), b);
                 snprintf(e->reason, sizeof(e->reason), "compaction %s (%.0f -> %.0f pages); next try in %.3g s",
                          why, b->before, b->after, b->retry_in);

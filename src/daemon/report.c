@@ -331,7 +331,7 @@ void report_backoff_why(char *buf, size_t size, const struct compact_backoff *b)
 void report_compact_message(char *msg, size_t size, const struct compact_order *c, bool acting,
                             bool all_nodes, int err)
 {
-        char why[96];
+        char why[REPORT_WHY_MAX];
         report_compact_why(why, sizeof(why), c);
         snprintf(msg, size,
                  "%scompact %s%d: %s (%.0f pages in blocks >= order %u, %.0f%% of free memory fragmented)%s%s",
@@ -357,7 +357,7 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
 
 void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b)
 {
-        char why[96];
+        char why[REPORT_WHY_MAX];
         report_backoff_why(why, sizeof(why), b);
         snprintf(msg, size, "compaction of node%d %s (%.0f -> %.0f pages in blocks >= order %u); next try in %.3g s",
                  b->node, why, b->before, b->after, b->order, b->retry_in);

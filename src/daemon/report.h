@@ -19,7 +19,10 @@ void report_compact(const struct logger *l, const struct compact_order *c, bool 
                     bool all_nodes, double seconds, int err);
 void report_backoff(const struct logger *l, const struct compact_backoff *b);
 /* What asked for a compaction, and what harm made the next one wait: the
- * words the log line and the status events share. */
+ * words the log line and the status events share, at most REPORT_WHY_MAX
+ * bytes with the terminating NUL (the longest, a back-off judged by faults
+ * with 20-digit counts, takes about 120). */
+#define REPORT_WHY_MAX 160
 void report_compact_why(char *buf, size_t size, const struct compact_order *c);
 void report_backoff_why(char *buf, size_t size, const struct compact_backoff *b);
 /* Raises started or stopped being held back at this decision (a guard:

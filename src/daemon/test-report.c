@@ -130,6 +130,11 @@ static void backoff_by_faults(const struct logger *l)
         struct compact_backoff b = { .node = 0, .order = 9, .defer_shift = 1, .before = 843776,
                                      .after = 843776, .retry_in = 2, .fault_stalls = 1350, .faulted_blocks = 3550 };
         report_backoff(l, &b);
+        /* the longest counts a back-off can carry: its words are not cut */
+        b.order = 10;
+        b.fault_stalls = UINT64_MAX;
+        b.faulted_blocks = 1e18;
+        report_backoff(l, &b);
 }
 
 /* A compaction asked for at a fill's release: no forecast to quote. */
@@ -291,6 +296,9 @@ static void lines(void **state)
         assert_non_null(strstr(out, "compaction of node0 did not help order 9: the huge pages faulted in after it "
                                     "stalled 1350 times for 3550 blocks (843776 -> 843776 pages in blocks >= order 9); "
                                     "next try in 2 s\n"));
+        assert_non_null(strstr(out, "did not help order 10: the huge pages faulted in after it stalled "
+                                    "18446744073709551615 times for 1000000000000000000 blocks (843776 -> 843776 "
+                                    "pages in blocks >= order 10); next try in 2 s\n"));
         capture(compact_released, out, sizeof(out));
         assert_non_null(strstr(out, "compact node0: the workload let go of memory in single pages after taking "
                                     "order-9 blocks (788480 pages in blocks >= order 9, 86% of free memory "
