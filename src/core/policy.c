@@ -743,10 +743,11 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                 /* one compaction at a time per node: the next waits for the last's judgement */
                 bool waiting = ns->pending && !judge_compaction(ns, cfg, f, n, d);
                 uint32_t fell = blocks_fell(ns, f, n);
-                uint32_t let_go = let_go_fragmented(ns, f, n);
-                int k = order_to_compact(cfg, f, n, stalled, (fell | ns->fell) & let_go);
+                /* orders whose blocks fell, then were let go of in single pages */
+                uint32_t taken = (fell | ns->fell) & let_go_fragmented(ns, f, n);
+                int k = order_to_compact(cfg, f, n, stalled, taken);
                 ns->confirmed = k >= 0 ? ns->confirmed + 1 : 0;
-                bool released = k >= 0 && (let_go >> k & 1) && ((fell | ns->fell) >> k & 1);
+                bool released = k >= 0 && (taken >> k & 1);
                 bool seen_fall = k >= 0 && ((ns->fell >> k & 1) || released);
                 remember_blocks(ns, f, n, fell);
                 if (waiting || !cfg->compaction || (st->episodes.active && !released) || faulting_huge_pages(cfg, f) ||
