@@ -49,10 +49,10 @@ samples() {
 # reclaim sets it (bench/run's fragmented scenario does); a reclaim that
 # makes progress clears it (revive_kswapd).
 kswapd_gave_up() {
-        local nodes
-        nodes=$(awk '/^Node/ { n = $2; sub(",", "", n) }
-                /node_unreclaimable: *[1-9]/ && !seen[n]++ { printf "%snode%s", sep, n; sep = " " }' "${1:-/proc/zoneinfo}")
-        [ -n "$nodes" ] && echo "$nodes"
+        local nodes n out=
+        nodes=$("$(dirname "${BASH_SOURCE[0]}")/../scripts/revive-kswapd" --list "$@") || return 1
+        for n in $nodes; do out+="${out:+ }node$n"; done
+        echo "$out"
 }
 
 # revive_kswapd: scripts/revive-kswapd (which says on stderr what it did),
