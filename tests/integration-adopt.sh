@@ -7,8 +7,7 @@ set -euo pipefail
 bin=$1
 . "$(dirname "$0")/lib.sh"
 wsf=/proc/sys/vm/watermark_scale_factor
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root to write $wsf"; exit 77; fi
-if ! cat "$wsf" > "$wsf" 2>/dev/null; then echo "SKIP: $wsf is not writable here"; exit 77; fi
+skip_unless_wsf_writable
 boot=$(cat "$wsf")
 theirs=$((boot + 27))
 tmp=$(mktemp -d)

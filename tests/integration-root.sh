@@ -12,8 +12,7 @@ bin=$1 hog=$2
 . "$(dirname "$0")/lib.sh"
 wsf=/proc/sys/vm/watermark_scale_factor
 
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root to write $wsf"; exit 77; fi
-if ! cat "$wsf" > "$wsf" 2>/dev/null; then echo "SKIP: $wsf is not writable here"; exit 77; fi
+skip_unless_wsf_writable
 # Available: what MemAvailable says plus the pages the kernel has yet to add
 # to its zones (present, not yet managed: right after boot on machines that
 # initialise memory lazily), so that a fresh machine is not skipped.

@@ -42,6 +42,15 @@ samples() {
         echo "${n:-0}"
 }
 
+# skip_unless_wsf_writable: exit 77 (skipped), saying why, unless this
+# runs as root with vm.watermark_scale_factor writable (checked by writing
+# its own value back).
+skip_unless_wsf_writable() {
+        local wsf=/proc/sys/vm/watermark_scale_factor
+        if [ "$(id -u)" -ne 0 ]; then echo "SKIP: needs root to write $wsf"; exit 77; fi
+        if ! cat "$wsf" > "$wsf" 2>/dev/null; then echo "SKIP: $wsf is not writable here"; exit 77; fi
+}
+
 # kswapd_gave_up [ZONEINFO]: the nodes kswapd has given up on
 # (node_unreclaimable in /proc/zoneinfo), on stdout; false if none. The kernel then no longer
 # wakes kswapd there until an allocation reclaims memory itself, and the
