@@ -84,6 +84,10 @@ static void run(const struct buddyinfo *b0, const struct zoneinfo *zi, struct cu
                 take_counters(c, (uint64_t *)&s.vm, sizeof(s.vm) / sizeof(uint64_t));
                 take_counters(c, (uint64_t *)&s.mem, offsetof(struct meminfo, parts_known) / sizeof(uint64_t));
                 s.mem.parts_known = take(c, 1) & 1;
+                /* after parts_known in the struct, so taken on their own:
+                 * the reclaim cap (0.4.9) sums anonymous memory against it */
+                s.mem.swap_free = take(c, 8);
+                s.mem.swap_known = take(c, 1) & 1;
                 if (sample_assemble(&s, &b, zi) < 0)
                         break;
                 fuzz_check(s.nr_zones > 0 && s.nr_zones <= b.nr_zones);
