@@ -194,7 +194,7 @@ void learn_kswapd(struct learned *l, double pages_per_sec, double time)
         l->dirty = true;
 }
 
-long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed)
+int learn_class_for(const struct learned *l, double pages_per_sec, uint64_t managed)
 {
         int c = learn_class_of(pages_per_sec, managed);
         if (c < 0)
@@ -203,9 +203,21 @@ long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t manag
          * safe side), then below */
         for (int d = 0; d <= LEARN_NEIGHBOURS; d++) {
                 if (c + d < LEARN_CLASSES && l->classes[c + d].known)
-                        return (long)dceil(l->classes[c + d].wsf);
+                        return c + d;
                 if (d > 0 && c - d >= 0 && l->classes[c - d].known)
-                        return (long)dceil(l->classes[c - d].wsf);
+                        return c - d;
         }
         return -1;
+}
+
+long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed)
+{
+        int k = learn_class_for(l, pages_per_sec, managed);
+        /* A class above is not scaled down to the slower demand: the
+         * demand an onset sample sees is a fraction of what a burst
+         * reaches a second later (bench bursts' second burst: 0.9-1.9 GB/s
+         * at onset, 4.6-5.2 GB/s at its peak). Halving the value once per
+         * class of difference stalled that burst 36 and 362 times where
+         * the value as it is had none (bench/README.md, 2026-12-06). */
+        return k < 0 ? -1 : (long)dceil(l->classes[k].wsf);
 }

@@ -102,9 +102,11 @@ void learn_kswapd(struct learned *l, double pages_per_sec, double time);
 double learn_kswapd_capacity(const struct learned *l, double now);
 
 /* The scale factor learnt for a demand of pages_per_sec on this machine:
- * its class's, or the nearest known class within LEARN_NEIGHBOURS (above
+ * its class's, or the nearest known class's within LEARN_NEIGHBOURS (above
  * first); -1 when nothing applies. 0 means: it needed no raise. */
 long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed);
+/* The class that value is taken from (for the log); -1 when none. */
+int learn_class_for(const struct learned *l, double pages_per_sec, uint64_t managed);
 
 /* ---- text (learn-text.c) --------------------------------------------- */
 

@@ -306,6 +306,7 @@ static long recur_due(const struct learned *l, const struct policy_config *cfg, 
         d->drain = d->recur.peak_demand_pages_per_sec;
         d->demand_class = learn_class_of(d->drain, p->managed_pages);
         d->learned_wsf = w;
+        d->learned_above = learn_class_for(l, d->drain, p->managed_pages) - d->demand_class;
         d->recur_due_in = d->recur.next_start - now;
         return w;
 }
@@ -323,6 +324,8 @@ static long episode_target(struct policy_state *st, const struct policy_config *
         d->demand_class = learn_class_of(demand, p->managed_pages);
         long learned = learn_wsf_for(&st->learned, demand, p->managed_pages);
         d->learned_wsf = learned;
+        if (learned >= 0)
+                d->learned_above = learn_class_for(&st->learned, demand, p->managed_pages) - d->demand_class;
         long s = learned < 0 || st->current > st->baseline ?
                  shortfall_target(st, cfg, f, p, demand, capacity, d) : 0;
         bool by_class = learned >= s;

@@ -174,6 +174,8 @@ struct decision {
         bool episode_ended;             /* an episode ended at this sample: */
         struct episode_stats episode;   /* what it showed */
         long learned_wsf;               /* and what its class needs now; -1 none */
+        int learned_above;              /* learned_wsf taken from the class this many above
+                                         * demand_class (below if < 0; learn_class_for()) */
         bool onset;                     /* decided on a sample the fast path took early */
         enum raise_hold hold;           /* raises held back now, and why */
         bool hold_changed;              /* since the last decision: say so once */

@@ -675,6 +675,33 @@ static void learn_class_boundaries(void **state)
         assert_int_equal(learn_class_of(100, 0), -1);
 }
 
+/* An unknown class borrows the nearest known one within two, as it is:
+ * its own first, then above, then below; learn_class_for() names it. */
+static void neighbour_class_borrowed(void **state)
+{
+        (void)state;
+        const uint64_t managed = 10000;
+        struct learned l;
+        learn_init(&l);
+        assert_int_equal(learn_wsf_for(&l, 128, managed), -1);
+        assert_int_equal(learn_class_for(&l, 128, managed), -1);
+        l.classes[9] = (struct learn_class){ .known = true, .wsf = 431.5, .episodes = 1 };
+        assert_int_equal(learn_wsf_for(&l, 600, managed), 432);         /* its own, rounded up */
+        assert_int_equal(learn_class_for(&l, 600, managed), 9);
+        assert_int_equal(learn_wsf_for(&l, 300, managed), 432);         /* one above */
+        assert_int_equal(learn_wsf_for(&l, 128, managed), 432);         /* two above */
+        assert_int_equal(learn_class_for(&l, 128, managed), 9);
+        assert_int_equal(learn_wsf_for(&l, 127, managed), -1);          /* three: none */
+        assert_int_equal(learn_class_for(&l, 127, managed), -1);
+        assert_int_equal(learn_wsf_for(&l, 1100, managed), 432);        /* one below */
+        assert_int_equal(learn_class_for(&l, 2100, managed), 9);        /* two below */
+        assert_int_equal(learn_class_for(&l, 4100, managed), -1);
+        l.classes[7] = (struct learn_class){ .known = true, .wsf = 100, .episodes = 1 };
+        assert_int_equal(learn_class_for(&l, 300, managed), 9);         /* above before below */
+        assert_int_equal(learn_wsf_for(&l, 170, managed), 100);         /* its own first */
+        assert_int_equal(learn_class_for(&l, 170, managed), 7);
+}
+
 /* kswapd's best rate counts half after a day, a quarter after two, and
  * falls steadily between, within 6 % of 2^-days; never more than shown. */
 static void kswapd_capacity_halves_per_day(void **state)
@@ -745,6 +772,27 @@ static void learned_size_shrinks_after_unused_margin(void **state)
         assert_int_equal(run(&s, 6, 7, gentle_dip, NULL, false, &d), -1);      /* it holds */
         run(&s, 8, 14, gentle_dip, NULL, false, &d);
         assert_int_equal(class_wsf(&s), 311);
+        sim_free(&s);
+}
+
+/* A kind not seen, two classes below one learnt at 400: raised at once
+ * (raise-learned) to that value, and the decision names the class it was
+ * taken from. */
+static void slower_kind_raised_to_a_faster_class(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        int c = learn_class_of(600000, MANAGED);
+        s.e.policy.learned.classes[c + 2] = (struct learn_class){ .known = true, .wsf = 400, .episodes = 1 };
+        s.e.policy.learned.managed_pages = MANAGED;
+        struct decision d;
+        assert_int_equal(run(&s, 0, 5, gentle_dip, NULL, true, &d), 5);
+        assert_int_equal(d.reason, WSF_RAISE_LEARNED);
+        assert_int_equal(d.wsf_new, 400);
+        assert_int_equal(d.learned_wsf, 400);
+        assert_int_equal(d.demand_class, c);
+        assert_int_equal(d.learned_above, 2);
         sim_free(&s);
 }
 
@@ -1876,6 +1924,7 @@ int main(void)
                 cmocka_unit_test(capacity_measured_below_low),
                 cmocka_unit_test(added_memory_still_raises),
                 cmocka_unit_test(learned_size_shrinks_after_unused_margin),
+                cmocka_unit_test(slower_kind_raised_to_a_faster_class),
                 cmocka_unit_test(learned_size_grows_after_stall),
                 cmocka_unit_test(raised_class_kept_at_the_floor),
                 cmocka_unit_test(late_spike_not_learnt_as_onset),
@@ -1911,6 +1960,7 @@ int main(void)
                 cmocka_unit_test(kernel_limit_probed),
                 cmocka_unit_test(libm_stand_ins),
                 cmocka_unit_test(learn_class_boundaries),
+                cmocka_unit_test(neighbour_class_borrowed),
                 cmocka_unit_test(kswapd_capacity_halves_per_day),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

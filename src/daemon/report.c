@@ -99,8 +99,14 @@ void report_reason(char *buf, size_t size, const struct decision *d)
                                  drain, peak, d->cover);
                 break;
         case WSF_RAISE_LEARNED:
-                snprintf(buf, size, "a pressure episode like earlier ones (demand %s, class %d): they needed %ld",
-                         drain, d->demand_class, d->learned_wsf);
+                /* a class not seen borrows a neighbour's value: say whose */
+                if (d->learned_above != 0)
+                        snprintf(buf, size, "a pressure episode of a kind not seen (demand %s, class %d), %s than earlier ones (class %d): what they needed, %ld",
+                                 drain, d->demand_class, d->learned_above > 0 ? "slower" : "faster",
+                                 d->demand_class + d->learned_above, d->learned_wsf);
+                else
+                        snprintf(buf, size, "a pressure episode like earlier ones (demand %s, class %d): they needed %ld",
+                                 drain, d->demand_class, d->learned_wsf);
                 break;
         case WSF_RAISE_RECUR:
                 snprintf(buf, size, "a recurring pressure episode (every %.1f s, %u in a row) %s; its kind needs %ld",
@@ -198,6 +204,10 @@ size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct dec
                 field(&fs, "DEMAND_CLASS", 0, d->demand_class);
         if (d->learned_wsf >= 0)
                 field(&fs, "LEARNED_WSF", 0, (double)d->learned_wsf);
+        /* only with raise-learned, which has no COVER_SECONDS: within
+         * REPORT_FIELDS_MAX */
+        if (d->reason == WSF_RAISE_LEARNED && d->learned_above != 0)
+                field(&fs, "LEARNED_CLASS", 0, d->demand_class + d->learned_above);
         if (d->paced)
                 field(&fs, "PACE_FLOOR", 0, POLICY_PACE_FLOOR);
         if (d->reclaim_capped) {

@@ -55,6 +55,20 @@ static void raise_by_learning(const struct logger *l)
         report_wsf(l, &d, true);
 }
 
+/* A kind not seen, sized by a faster class's value, and by a slower one's */
+static void raise_by_neighbour(const struct logger *l)
+{
+        struct decision d = {
+                .reason = WSF_RAISE_LEARNED, .wsf_old = 10, .wsf_new = 432, .ceiling = 1000,
+                .node = -1, .drain = 84000, .demand_class = 7, .learned_wsf = 432, .learned_above = 2,
+                .onset = true,
+        };
+        report_wsf(l, &d, true);
+        d.wsf_new = d.learned_wsf = 100;
+        d.learned_above = -1;
+        report_wsf(l, &d, true);
+}
+
 static void episode_over(const struct logger *l)
 {
         struct decision d = { .reason = WSF_KEEP, .node = -1, .episode_ended = true, .learned_wsf = 242,
@@ -247,6 +261,31 @@ static void fields_all_kept(void **state)
         assert_null(field_value(f, n, "RECUR_OVERDUE"));
 }
 
+/* LEARNED_CLASS names the class a raise-learned took its value from when
+ * it is not the episode's own; only then, and only for raise-learned. */
+static void learned_class_field(void **state)
+{
+        (void)state;
+        struct decision d = {
+                .reason = WSF_RAISE_LEARNED, .wsf_old = 10, .wsf_new = 432, .ceiling = 1000,
+                .node = -1, .drain = 84000, .demand_class = 7, .learned_wsf = 432, .learned_above = 2,
+        };
+        struct log_field f[REPORT_FIELDS_MAX];
+        size_t n = report_wsf_fields(f, &d, true);
+        assert_string_equal(field_value(f, n, "LEARNED_CLASS"), "9");
+        assert_string_equal(field_value(f, n, "DEMAND_CLASS"), "7");
+        d.learned_above = -1;
+        n = report_wsf_fields(f, &d, true);
+        assert_string_equal(field_value(f, n, "LEARNED_CLASS"), "6");
+        d.learned_above = 0;
+        n = report_wsf_fields(f, &d, true);
+        assert_null(field_value(f, n, "LEARNED_CLASS"));
+        d.learned_above = 2;
+        d.reason = WSF_RAISE_FORECAST;
+        n = report_wsf_fields(f, &d, true);
+        assert_null(field_value(f, n, "LEARNED_CLASS"));
+}
+
 static void lines(void **state)
 {
         (void)state;
@@ -257,6 +296,11 @@ static void lines(void **state)
         capture(raise_by_learning, out, sizeof(out));
         assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 242 at onset: a pressure episode like earlier ones"));
         assert_non_null(strstr(out, "class 9): they needed 242"));
+        capture(raise_by_neighbour, out, sizeof(out));
+        assert_non_null(strstr(out, "10 -> 432 at onset: a pressure episode of a kind not seen (demand 344 MB/s, "
+                                    "class 7), slower than earlier ones (class 9): what they needed, 432\n"));
+        assert_non_null(strstr(out, "10 -> 100 at onset: a pressure episode of a kind not seen (demand 344 MB/s, "
+                                    "class 7), faster than earlier ones (class 6): what they needed, 100\n"));
         capture(raise_paced, out, sizeof(out));
         assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 100 at onset: a pressure episode like "
                                     "earlier ones (demand 246 MB/s, class 6): they needed 40; lifted to the pace "
@@ -335,6 +379,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(lines),
                 cmocka_unit_test(fields_all_kept),
+                cmocka_unit_test(learned_class_field),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
