@@ -210,14 +210,18 @@ int learn_class_for(const struct learned *l, double pages_per_sec, uint64_t mana
         return -1;
 }
 
-long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed)
+long learn_class_wsf(const struct learned *l, int k)
 {
-        int k = learn_class_for(l, pages_per_sec, managed);
         /* A class above is not scaled down to the slower demand: the
          * demand an onset sample sees is a fraction of what a burst
          * reaches a second later (bench bursts' second burst: 0.9-1.9 GB/s
          * at onset, 4.6-5.2 GB/s at its peak). Halving the value once per
          * class of difference stalled that burst 36 and 362 times where
          * the value as it is had none (bench/README.md, 2026-12-06). */
-        return k < 0 ? -1 : (long)dceil(l->classes[k].wsf);
+        return k < 0 || k >= LEARN_CLASSES || !l->classes[k].known ? -1 : (long)dceil(l->classes[k].wsf);
+}
+
+long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed)
+{
+        return learn_class_wsf(l, learn_class_for(l, pages_per_sec, managed));
 }

@@ -107,6 +107,8 @@ double learn_kswapd_capacity(const struct learned *l, double now);
 long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed);
 /* The class that value is taken from (for the log); -1 when none. */
 int learn_class_for(const struct learned *l, double pages_per_sec, uint64_t managed);
+/* What class k needs, as it is; -1 when k is not a known class. */
+long learn_class_wsf(const struct learned *l, int k);
 
 /* ---- text (learn-text.c) --------------------------------------------- */
 

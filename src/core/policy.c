@@ -300,13 +300,14 @@ static long recur_due(const struct learned *l, const struct policy_config *cfg, 
         double lead = dmax(RECUR_LEAD_INTERVALS * cfg->interval, RECUR_LEAD_SHARE * d->recur.period);
         if (now < d->recur.next_start - lead)
                 return 0;
-        long w = learn_wsf_for(l, d->recur.peak_demand_pages_per_sec, p->managed_pages);
+        int k = learn_class_for(l, d->recur.peak_demand_pages_per_sec, p->managed_pages);
+        long w = learn_class_wsf(l, k);
         if (w <= above)
                 return 0;
         d->drain = d->recur.peak_demand_pages_per_sec;
         d->demand_class = learn_class_of(d->drain, p->managed_pages);
         d->learned_wsf = w;
-        d->learned_above = learn_class_for(l, d->drain, p->managed_pages) - d->demand_class;
+        d->learned_above = k - d->demand_class;
         d->recur_due_in = d->recur.next_start - now;
         return w;
 }
@@ -322,10 +323,11 @@ static long episode_target(struct policy_state *st, const struct policy_config *
         double demand = st->episodes.cur.peak_demand_pages_per_sec;
         d->drain = demand;
         d->demand_class = learn_class_of(demand, p->managed_pages);
-        long learned = learn_wsf_for(&st->learned, demand, p->managed_pages);
+        int k = learn_class_for(&st->learned, demand, p->managed_pages);
+        long learned = learn_class_wsf(&st->learned, k);
         d->learned_wsf = learned;
-        if (learned >= 0)
-                d->learned_above = learn_class_for(&st->learned, demand, p->managed_pages) - d->demand_class;
+        if (k >= 0)
+                d->learned_above = k - d->demand_class;
         long s = learned < 0 || st->current > st->baseline ?
                  shortfall_target(st, cfg, f, p, demand, capacity, d) : 0;
         bool by_class = learned >= s;

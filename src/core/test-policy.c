@@ -700,6 +700,9 @@ static void neighbour_class_borrowed(void **state)
         assert_int_equal(learn_class_for(&l, 300, managed), 9);         /* above before below */
         assert_int_equal(learn_wsf_for(&l, 170, managed), 100);         /* its own first */
         assert_int_equal(learn_class_for(&l, 170, managed), 7);
+        assert_int_equal(learn_class_wsf(&l, 8), -1);                    /* not known */
+        assert_int_equal(learn_class_wsf(&l, -1), -1);
+        assert_int_equal(learn_class_wsf(&l, LEARN_CLASSES), -1);
 }
 
 /* kswapd's best rate counts half after a day, a quarter after two, and
