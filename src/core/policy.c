@@ -300,14 +300,12 @@ static long recur_due(const struct learned *l, const struct policy_config *cfg, 
         double lead = dmax(RECUR_LEAD_INTERVALS * cfg->interval, RECUR_LEAD_SHARE * d->recur.period);
         if (now < d->recur.next_start - lead)
                 return 0;
-        int k = learn_class_for(l, d->recur.peak_demand_pages_per_sec, p->managed_pages);
-        long w = learn_class_wsf(l, k);
+        long w = learn_wsf_for(l, d->recur.peak_demand_pages_per_sec, p->managed_pages);
         if (w <= above)
                 return 0;
         d->drain = d->recur.peak_demand_pages_per_sec;
         d->demand_class = learn_class_of(d->drain, p->managed_pages);
         d->learned_wsf = w;
-        d->learned_above = k - d->demand_class;
         d->recur_due_in = d->recur.next_start - now;
         return w;
 }
