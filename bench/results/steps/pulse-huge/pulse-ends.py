@@ -15,8 +15,8 @@ from tracefile import records
 exe, top, scen = sys.argv[1], sys.argv[2], sys.argv[3]
 md = open(os.path.join(top, scen + ".md")).read()
 ends = {}
-for m in re.finditer(r"^(\S+), run (\d+):\n```\n(.*?)```", md, re.M | re.S):
-    ends[(m.group(1), int(m.group(2)))] = re.findall(r"open again after (\d+) ms: ([^(\n]+)", m.group(3))
+for m in re.finditer(r"^(\S+(?: \(warm\))?), run (\d+):\n```\n(.*?)```", md, re.M | re.S):
+    ends[(m.group(1).replace(" (warm)", "-warm"), int(m.group(2)))] = re.findall(r"open again after (\d+) ms: ([^(\n]+)", m.group(3))
 d = json.load(open(os.path.join(top, scen + ".json")))
 tot = collections.defaultdict(lambda: [0, 0, 0, collections.Counter()])
 for r in sorted(d["runs"], key=lambda r: (r["config"], r["run"])):
