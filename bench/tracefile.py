@@ -1,8 +1,12 @@
 """Reading the traces memoptimizer records (`record = FILE`, bench/run's
 results/**/traces/): one place for the bench/ scripts that read them
-(dma32-asleep, stall-zones, train-lead, after-demand)."""
+(dma32-asleep, stall-zones, train-lead, after-demand, and the steps'
+scripts that read the wake pulses a replay starts)."""
 import gzip
 import json
+import os
+import re
+import subprocess
 
 
 def records(path):
@@ -52,3 +56,18 @@ def onsets(ss, huge_pages):
             out.append(i)
         growing = grew
     return out
+
+
+def replayed_wakes(exe, path, conf=None):
+    """The seconds from a trace's start at which `exe replay` starts a wake
+    pulse (memoptimizer's "would wake kswapd" lines), with the learned state
+    a warm run left beside its trace (PATH minus .jsonl.gz, plus .state), and
+    configuration file conf if given."""
+    args = [exe, "replay", path]
+    state = re.sub(r"\.jsonl(\.gz)?$", "", path) + ".state"
+    if os.path.isdir(state):
+        args += ["--learned", state]
+    if conf:
+        args += ["-c", conf]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    return [float(m) for m in re.findall(r"^\s*\+([0-9.]+) s\s+would wake kswapd", out, re.M)]

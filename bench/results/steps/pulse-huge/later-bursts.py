@@ -11,7 +11,10 @@ trace (with the run's learned state, if any). A pulse is in burst k when it
 starts within [t0 + 4(k-1) - 0.5, t0 + 4k - 0.5) s of the train's start t0
 (bursts every 4 s). Made with 0.4.11's build on probe-baseline,
 probe-baseline-v2 and neighbour-halved (later-bursts.txt)."""
-import json, os, re, subprocess, sys
+import json, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
+from tracefile import replayed_wakes  # noqa: E402
 
 exe, tops = sys.argv[1], sys.argv[2:]
 count = {True: [0, 0], False: [0, 0]}
@@ -22,12 +25,7 @@ for top in tops:
             continue
         tr = next(p for p in r["phases"] if p["kind"] == "train")
         name = f'mixed-{r["config"]}-{r["run"]}'
-        args = [exe, "replay", os.path.join(top, "traces", name + ".jsonl.gz")]
-        state = os.path.join(top, "traces", name + ".state")
-        if os.path.isdir(state):
-            args += ["--learned", state]
-        out = subprocess.run(args, capture_output=True, text=True).stdout
-        wakes = [float(m) for m in re.findall(r"^\s*\+([0-9.]+) s\s+would wake kswapd", out, re.M)]
+        wakes = replayed_wakes(exe, os.path.join(top, "traces", name + ".jsonl.gz"))
         for k in (4, 5):
             lo, hi = tr["t0"] + 4 * (k - 1) - 0.5, tr["t0"] + 4 * k - 0.5
             pulsed = any(lo <= w < hi for w in wakes)

@@ -8,9 +8,9 @@ the 1.5 s after the pulse's sample (the trace's counters).
 e.g. from this directory: ./pulse-ends.py ../../../../build/src/memoptimizer . outside
 (pulse-ends-mixed.txt and pulse-ends-outside.txt were made so, with 0.4.11's
 release build: the starts are its replay's, which B shares)."""
-import json, os, re, subprocess, sys, collections
+import json, os, re, sys, collections
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
-from tracefile import records
+from tracefile import records, replayed_wakes
 
 exe, top, scen = sys.argv[1], sys.argv[2], sys.argv[3]
 md = open(os.path.join(top, scen + ".md")).read()
@@ -24,8 +24,7 @@ for r in sorted(d["runs"], key=lambda r: (r["config"], r["run"])):
         continue
     name = f'{scen}-{r["config"]}-{r["run"]}'
     tp = os.path.join(top, "traces", name + ".jsonl.gz")
-    out = subprocess.run([exe, "replay", tp], capture_output=True, text=True).stdout
-    wakes = [float(x) for x in re.findall(r"^\s*\+([0-9.]+) s\s+would wake kswapd", out, re.M)]
+    wakes = replayed_wakes(exe, tp)
     recs = list(records(tp)); start = recs[0]["started_mono"]
     ss = [x for x in recs if x.get("type") == "sample"]
     stl = lambda x: x["vmstat"]["allocstall"] + x["vmstat"]["compact_stall"]
