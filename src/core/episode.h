@@ -37,10 +37,6 @@ struct episode_stats {
         double kswapd_pages;                    /* reclaimed by kswapd during it */
         double direct_pages;                    /* reclaimed by the allocating tasks (stalls) */
         double min_margin_pages;                /* lowest free - min seen */
-        /* The largest gap the onset rule (policy.h) called for while no
-         * raise was in force: an interval of the demand kswapd could not
-         * meet, huge pages whole. What a stall teaches is never less. */
-        double onset_gap_pages;
         double gap_pages;                       /* low - min in force at that point */
         long wsf_max;                           /* highest scale factor in force */
         uint64_t allocstalls, compact_stalls;

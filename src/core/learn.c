@@ -144,15 +144,17 @@ void learn_episode(struct learned *l, const struct episode_stats *e)
          * during it, which did the job (what it used of the gap alone would
          * not have: kswapd woke early because of it). */
         double held = k->known ? k->wsf : (double)e->wsf_max;
-        /* An episode that reclaimed directly teaches at least what the
-         * onset rule sized it by: with most of its gap left its stalls may
-         * be ones no gap prevents (THP faults short of free blocks), so
-         * they do not teach more, but they are no evidence that less would
-         * have done. (Compaction stalls alone teach nothing: compaction
-         * answers them.) */
-        double onset = dmin(e->onset_gap_pages * PERMYRIAD / (double)e->managed_pages, LEARN_WSF_MAX);
+        /* A stall teaches in proportion to what it showed missing (need),
+         * and never less than what was held: the stalls are no evidence
+         * that less would have done. Not the onset rule's whole size: a
+         * burst at the learnt 100 that stalled 6 times (3 MB reclaimed
+         * directly, 3 GB free above min) taught 849 so, and THP bursts
+         * that stalled with 1.4-2.4 GB free above min, where no gap helps,
+         * taught outside's JVM starts 331 with 151 in force (bench/README.md,
+         * "A stall lesson in proportion"). Compaction stalls alone teach
+         * nothing: compaction answers them. */
         if (stalled)
-                k->wsf = dmax(dmax(need, onset), k->known ? k->wsf : 0);
+                k->wsf = dmax(need, held);
         else if (need >= held)
                 k->wsf = need;
         else if (e->wsf_max >= LEARN_RAISED_FLOOR)

@@ -262,24 +262,8 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                                      .onset_share_per_sec = EPISODE_ONSET_SHARE_PER_SEC,
                                      .interval = cfg->interval };
         int step = episode_step(&st->episodes, &ep, p, f->time, f->dt, st->current, &d->episode);
-        if (st->episodes.active) {
-                struct episode_stats *e = &st->episodes.cur;
-                /* What the onset rule sized it by: only while no raise is
-                 * in force (the onset rule sizes none after that). Taken
-                 * over the whole episode, one late interval of huge pages
-                 * faulting in fast (a JVM's heap re-touching memory the
-                 * last one freed, 3 GB/s) set what a stall taught to
-                 * 1180-1260, and the next starts were raised to 1000 with
-                 * 2.5 GB of the gap unused (bench outside, 2 rounds of 3). */
-                if (st->current <= st->baseline) {
-                        double capacity = kswapd_capacity(st, cfg, f, p->managed_pages);
-                        double demand = episode_per_interval(&ep, p->demand_pages_per_sec, f->dt);
-                        double thp = dmin(episode_per_interval(&ep, p->thp_pages_per_sec, f->dt), demand);
-                        double gap = onset_gap(demand, thp, capacity, cfg->interval);
-                        e->onset_gap_pages = dmax(e->onset_gap_pages, gap);
-                }
-                st->demand_end = e->end;
-        }
+        if (st->episodes.active)
+                st->demand_end = st->episodes.cur.end;
         if (step < 0) {
                 learn_episode(&st->learned, &d->episode);
                 st->demand_end = d->episode.end;
