@@ -58,10 +58,9 @@ def onsets(ss, huge_pages):
     return out
 
 
-def replayed_wakes(exe, path, conf=None):
-    """The seconds from a trace's start at which `exe replay` starts a wake
-    pulse (memoptimizer's "would wake kswapd" lines), with the learned state
-    a warm run left beside its trace (PATH minus .jsonl.gz, plus .state), and
+def replay_output(exe, path, conf=None):
+    """What `exe replay` prints for a trace, with the learned state a warm
+    run left beside it (PATH minus .jsonl.gz, plus .state), and
     configuration file conf if given."""
     args = [exe, "replay", path]
     state = re.sub(r"\.jsonl(\.gz)?$", "", path) + ".state"
@@ -69,5 +68,11 @@ def replayed_wakes(exe, path, conf=None):
         args += ["--learned", state]
     if conf:
         args += ["-c", conf]
-    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(args, capture_output=True, text=True, check=True).stdout
+
+
+def replayed_wakes(exe, path, conf=None):
+    """The seconds from a trace's start at which `exe replay` starts a wake
+    pulse (memoptimizer's "would wake kswapd" lines; replay_output())."""
+    out = replay_output(exe, path, conf)
     return [float(m) for m in re.findall(r"^\s*\+([0-9.]+) s\s+would wake kswapd", out, re.M)]
