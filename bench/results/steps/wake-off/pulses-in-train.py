@@ -7,7 +7,9 @@ For each daemon run of RESULT_DIR/mixed.json: the train phase's stalls per burst
 the pulses `memoptimizer replay` finds in the train phase (from a second before it
 began), and the reader's throughput in the train phase as a share of its lead-in;
 then the same share for the defaults' runs."""
-import json, os, re, subprocess, sys
+import json, os, re, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
+from tracefile import replay_output
 
 exe, top = sys.argv[1], sys.argv[2]
 other_conf = sys.argv[3] if len(sys.argv) > 3 else None
@@ -19,13 +21,8 @@ for r in d["runs"]:
         print(f'{r["config"]} {r["run"]}: burst stalls {tr.get("burst_stalls")}; train reader share {share:.2f}')
         continue
     name = f'mixed-{r["config"]}-{r["run"]}'
-    args = [exe, "replay", os.path.join(top, "traces", name + ".jsonl.gz")]
-    state = os.path.join(top, "traces", name + ".state")
-    if os.path.isdir(state):
-        args += ["--learned", state]
-    if r["config"].startswith("memoptimizer-other") and other_conf:
-        args += ["-c", other_conf]
-    out = subprocess.run(args, capture_output=True, text=True).stdout
+    conf = other_conf if r["config"].startswith("memoptimizer-other") else None
+    out = replay_output(exe, os.path.join(top, "traces", name + ".jsonl.gz"), conf)
     wakes = [float(m.group(1)) for m in re.finditer(r"^\s*\+([0-9.]+) s\s+would wake kswapd", out, re.M)]
     inside = [w for w in wakes if tr["t0"] - 1 <= w <= tr["t1"]]
     same = "replayed scale factor equals" in out
