@@ -6,6 +6,7 @@
 # here: a sitting takes half an hour and the machine lock.
 set -euo pipefail
 src=$1
+daemon=$2       # this build's memoptimizer: --warm-from asks it to read a state
 run="$src/bench/run"
 fail=0
 wsf_before=$(cat /proc/sys/vm/watermark_scale_factor)
@@ -46,6 +47,14 @@ refused "--seed: 0 to 2^63-1" --seed -1
 refused "not allowed with argument" --quick --full
 refused "not allowed with argument" --warm --no-warm
 refused "invalid int value" --runs three
+# --warm-from: a state every daemon of the sitting reads, or nothing runs
+refused "--warm-from: $tmp/none/learned: not a regular file" --warm-from "$tmp/none"
+mkdir "$tmp/link" "$tmp/junk"
+ln -s "$tmp/not-executable" "$tmp/link/learned"
+refused "--warm-from: $tmp/link/learned: not a regular file" --warm-from "$tmp/link"
+echo junk > "$tmp/junk/learned"
+refused "would not read $tmp/junk/learned: $tmp/junk/learned:1: expected the 'version' line" \
+        --other-daemon "$daemon" --warm-from "$tmp/junk"
 
 # the cost tools refuse bad options before they start anything
 tool_refused() {        # expected message, tool, arguments...
@@ -74,7 +83,7 @@ tool_refused "invalid int value" slide-check "$tmp" three
 tool_refused "$tmp/bench/thp-alloc: not an executable file" slide-check "$tmp" 3
 
 help=$(python3 "$run" --help)
-for opt in --scenarios --configs --runs --seed --other-daemon --other-config --reader-fit --out; do
+for opt in --scenarios --configs --runs --seed --other-daemon --other-config --reader-fit --warm-from --out; do
         grep -qF -- "$opt" <<<"$help" || { echo "FAIL: --help does not name $opt"; fail=1; }
 done
 
