@@ -22,13 +22,17 @@ def config(key, daemon=False):
     return types.SimpleNamespace(key=key, name=key, oracle=False, group="static", daemon=daemon)
 
 
-def sitting(out, rows, rounds=3):
+def refuse_plot(png):
+    raise RuntimeError("no plot")
+
+
+def sitting(out, rows, rounds=3, warm_from=None):
     runs = [{"config": c, "run": k + 1, "stalls": 10 * (k + 1), "refaults": 1000 + k,
              "reader_mib_s": 5000.0 + k, "lead_mib_s": 6000.0}
             for k in range(rounds) for c in rows]
     args = types.SimpleNamespace(scenarios=["mixed"], configs=rows, runs=rounds, seed=1, warm=False,
                                  settling_run=True, pretouch=False, reader_fit=None, compact=False,
-                                 other_daemon=None, other_config=None)
+                                 other_daemon=None, other_config=None, warm_from=warm_from)
     bench = types.SimpleNamespace(results={"mixed": runs}, args=args, out=out, mode_name="quick",
                                   mode={"mixed": {}}, reader_plan={}, outside_plan=None, skipped={},
                                   keeps_state=None, configs=[config(c, c.startswith("memoptimizer")) for c in rows],
@@ -68,6 +72,16 @@ class Report(unittest.TestCase):
             self.assertEqual([(x["config"], x["run"]) for x in written["runs"]],
                              [(x["config"], x["run"]) for x in runs])
             self.assertIn("--configs memoptimizer,memoptimizer-other", written["command"])
+            self.assertNotIn("--warm-from", written["command"])
+
+    def test_the_command_says_where_warm_rows_started(self):
+        with tempfile.TemporaryDirectory() as d:
+            r, _ = sitting(Path(d), ["memoptimizer-warm"], warm_from=Path("/var/tmp/seed"))
+            r.plot = refuse_plot        # the runs are written before it
+            with self.assertRaises(RuntimeError):
+                r.write()
+            with open(Path(d) / "mixed.json", encoding="utf-8") as f:
+                self.assertIn(" --warm-from /var/tmp/seed", json.load(f)["command"])
 
 
 class FailingPlot(unittest.TestCase):
