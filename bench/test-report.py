@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tests of bench/run's report on synthetic runs: a sitting without a
 defaults row has a cost to plot, and a report that fails after its tables
-has still written every run to its JSON."""
+has still written every run to its JSON; and of where a warm row's state
+directory starts."""
 import importlib.machinery
 import importlib.util
 import json
@@ -82,6 +83,41 @@ class Report(unittest.TestCase):
                 r.write()
             with open(Path(d) / "mixed.json", encoding="utf-8") as f:
                 self.assertIn(" --warm-from /var/tmp/seed", json.load(f)["command"])
+
+
+class WarmState(unittest.TestCase):
+    """A warm row's first run starts empty, even where a killed sitting left
+    its state directory, or from --warm-from's file; its later runs keep
+    what the daemon wrote."""
+
+    def state(self, warm_from):
+        with tempfile.TemporaryDirectory() as d:
+            work, saved = Path(d, "work"), benchrun.WORK
+            benchrun.WORK = work
+            try:
+                bench = types.SimpleNamespace(args=types.SimpleNamespace(warm_from=warm_from),
+                                              warm_started=set())
+                row, scenario = config("memoptimizer-warm"), types.SimpleNamespace(name="bursts")
+                row.daemon = "warm"
+                left = work / "state-memoptimizer-warm-bursts"
+                left.mkdir(parents=True)
+                (left / "learned").write_text("left by a killed sitting")
+                first = benchrun.Bench.state_dir(bench, row, scenario)
+                seen = [sorted((p.name, p.read_text()) for p in first.iterdir())]
+                (first / "learned").write_text("written by run 1")
+                later = benchrun.Bench.state_dir(bench, row, scenario)
+                seen.append((later / "learned").read_text())
+                return seen
+            finally:
+                benchrun.WORK = saved
+
+    def test_first_run_empty(self):
+        self.assertEqual(self.state(None), [[], "written by run 1"])
+
+    def test_first_run_from_warm_from(self):
+        with tempfile.TemporaryDirectory() as d:
+            Path(d, "learned").write_text("version 1\n")
+            self.assertEqual(self.state(Path(d)), [[("learned", "version 1\n")], "written by run 1"])
 
 
 class FailingPlot(unittest.TestCase):
