@@ -97,8 +97,7 @@ class WarmState(unittest.TestCase):
             try:
                 bench = types.SimpleNamespace(args=types.SimpleNamespace(warm_from=warm_from),
                                               warm_started=set())
-                row, scenario = config("memoptimizer-warm"), types.SimpleNamespace(name="bursts")
-                row.daemon = "warm"
+                row, scenario = config("memoptimizer-warm", "warm"), types.SimpleNamespace(name="bursts")
                 left = work / "state-memoptimizer-warm-bursts"
                 left.mkdir(parents=True)
                 (left / "learned").write_text("left by a killed sitting")
