@@ -169,6 +169,24 @@ class Steal(unittest.TestCase):
             benchrun.cpu_steal_seconds("intr 1 2 3\n")
 
 
+class EpisodeRefaults(unittest.TestCase):
+    """An episode's refaults are its own and the calm phase's after it."""
+
+    PHASES = [dict(kind="lead-in", refaults=5), dict(kind="train", refaults=100),
+              dict(kind="calm", refaults=40), dict(kind="streaming", refaults=7),
+              dict(kind="accumulate", refaults=3), dict(kind="calm", refaults=1000)]
+
+    def test_the_calm_after_counts(self):
+        self.assertEqual(benchrun.episode_refaults(self.PHASES, "train"), 140)
+
+    def test_an_episode_followed_by_another_counts_alone(self):
+        self.assertEqual(benchrun.episode_refaults(self.PHASES, "streaming"), 7)
+        self.assertEqual(benchrun.episode_refaults(self.PHASES, "accumulate"), 1003)
+
+    def test_the_last_phase(self):
+        self.assertEqual(benchrun.episode_refaults(self.PHASES[:2], "train"), 100)
+
+
 class ThpModes(unittest.TestCase):
     """The report names the THP policy its results depend on."""
 
