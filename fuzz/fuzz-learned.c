@@ -22,9 +22,10 @@ static bool empty(const struct learned *l)
 {
         bool e = l->managed_pages == 0 && l->kswapd_capacity_pages_per_sec == 0 && l->kswapd_updated == 0 &&
                  l->nr_history == 0 && !l->dirty;
-        for (int c = 0; c < LEARN_CLASSES; c++)
-                e = e && !l->classes[c].known && l->classes[c].wsf == 0 && l->classes[c].episodes == 0 &&
-                    l->classes[c].stalled == 0 && l->classes[c].updated == 0;
+        for (int c = 0; c < LEARN_KINDS * LEARN_CLASSES; c++) {
+                const struct learn_class *k = &l->classes[c / LEARN_CLASSES][c % LEARN_CLASSES];
+                e = e && !k->known && k->wsf == 0 && k->episodes == 0 && k->stalled == 0 && k->updated == 0;
+        }
         return e;
 }
 
@@ -33,8 +34,8 @@ static void check_bounds(const struct learned *l)
         fuzz_check(l->managed_pages <= 1000000000000000ull);
         fuzz_check(l->kswapd_capacity_pages_per_sec >= 0 && l->kswapd_capacity_pages_per_sec <= 1e12);
         fuzz_check(isfinite(l->kswapd_updated));
-        for (int c = 0; c < LEARN_CLASSES; c++) {
-                const struct learn_class *k = &l->classes[c];
+        for (int c = 0; c < LEARN_KINDS * LEARN_CLASSES; c++) {
+                const struct learn_class *k = &l->classes[c / LEARN_CLASSES][c % LEARN_CLASSES];
                 fuzz_check(k->known || (k->wsf == 0 && k->episodes == 0 && k->updated == 0));
                 fuzz_check(k->wsf >= 0 && k->wsf <= LEARN_WSF_MAX && k->stalled <= k->episodes);
                 fuzz_check(isfinite(k->updated));
@@ -44,6 +45,7 @@ static void check_bounds(const struct learned *l)
                 const struct learn_episode *e = &l->history[i];
                 fuzz_check(isfinite(e->start) && e->duration >= 0 && e->duration <= 1e9);
                 fuzz_check(e->peak_demand_pages_per_sec >= 0 && e->peak_demand_pages_per_sec <= 1e12);
+                fuzz_check(e->peak_thp_pages_per_sec >= 0 && e->peak_thp_pages_per_sec <= 1e12);
                 fuzz_check(e->demand_pages >= 0 && e->demand_pages <= 1e15);
                 fuzz_check(fabs(e->min_margin_pages) <= 1e15);
                 fuzz_check(e->wsf_max >= 0 && e->wsf_max <= LEARN_WSF_MAX && e->stalls <= 1000000000000000ull);
@@ -55,8 +57,9 @@ static void check_same(const struct learned *a, const struct learned *b)
 {
         fuzz_check(a->managed_pages == b->managed_pages && a->nr_history == b->nr_history);
         fuzz_check(close_to(a->kswapd_capacity_pages_per_sec, b->kswapd_capacity_pages_per_sec));
-        for (int c = 0; c < LEARN_CLASSES; c++) {
-                const struct learn_class *x = &a->classes[c], *y = &b->classes[c];
+        for (int c = 0; c < LEARN_KINDS * LEARN_CLASSES; c++) {
+                const struct learn_class *x = &a->classes[c / LEARN_CLASSES][c % LEARN_CLASSES],
+                                         *y = &b->classes[c / LEARN_CLASSES][c % LEARN_CLASSES];
                 fuzz_check(x->known == y->known && x->episodes == y->episodes && x->stalled == y->stalled);
                 fuzz_check(close_to(x->wsf, y->wsf) && close_to(x->updated, y->updated));
         }
@@ -64,6 +67,7 @@ static void check_same(const struct learned *a, const struct learned *b)
                 const struct learn_episode *x = &a->history[i], *y = &b->history[i];
                 fuzz_check(close_to(x->start, y->start) && close_to(x->duration, y->duration));
                 fuzz_check(close_to(x->peak_demand_pages_per_sec, y->peak_demand_pages_per_sec));
+                fuzz_check(close_to(x->peak_thp_pages_per_sec, y->peak_thp_pages_per_sec));
                 fuzz_check(close_to(x->demand_pages, y->demand_pages));
                 fuzz_check(close_to(x->min_margin_pages, y->min_margin_pages));
                 fuzz_check(x->wsf_max == y->wsf_max && x->stalls == y->stalls);

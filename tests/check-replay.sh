@@ -161,14 +161,15 @@ grep -q '^summary:' "$tmp/report" || bad "with --csv the report is not on stderr
 # --- --learned: a warm daemon's start, with the daemon's checks and aging --
 # tests/fixtures/state-mixed-thp learnt 600 for class 7, the class of
 # mixed-thp's first episode's peak, 8 minutes before the trace began: the
-# replay raises to it at onset (143 MB/s, class 5, not seen: the log names
-# class 7). The same file a week older, or of a machine of another size,
+# replay raises to it at onset (143 MB/s of huge pages, THP class 5, not
+# seen: the log names THP class 7, as the file is of version 1, whose
+# classes stand for both kinds). The same file a week older, or of a machine of another size,
 # is forgotten as the daemon forgets it: the cold raise (sized by the
 # burst's huge pages at onset, far below the learnt 600) instead.
 trace=$src/tests/traces/mixed-thp.jsonl.gz learned=$src/tests/fixtures/state-mixed-thp
 first_raise() { grep -m1 'would raise' "$1" | sed 's/^ *//'; }
 "$bin" replay "$trace" -c "$conf" --learned "$learned" > "$tmp/warm.txt"
-grep -q "^learned state: $learned/learned: 1 classes, 0 episodes" "$tmp/warm.txt" || bad "--learned: no line saying what was read"
+grep -q "^learned state: $learned/learned: 2 classes, 0 episodes" "$tmp/warm.txt" || bad "--learned: no line saying what was read"
 grep -q "^the trace gives its start to the second only (made before 0.4.8)" "$tmp/warm.txt" ||
         bad "--learned: no word that a trace before 0.4.8 places what was learnt only to the second"
 # a header since 0.4.8 places it exactly, and says nothing of it
@@ -180,7 +181,7 @@ gzip -dc "$trace" | sed "1s/\"started\":\"2026-11-24T17:38:01Z\"/\"started\":\"2
 [ "$(first_raise "$tmp/warm-mono.txt")" = "$(first_raise "$tmp/warm.txt")" ] ||
         bad "--learned with started_mono: first raise '$(first_raise "$tmp/warm-mono.txt")'"
 line=$(first_raise "$tmp/warm.txt")
-[[ $line == "+9.3 s  would raise vm.watermark_scale_factor 10 -> 600 at onset: a pressure episode of a kind not seen (demand 143 MB/s, class 5), slower than earlier ones (class 7): what they needed, 600" ]] ||
+[[ $line == "+9.3 s  would raise vm.watermark_scale_factor 10 -> 600 at onset: a pressure episode of a kind not seen (demand 143 MB/s, THP class 5), slower than earlier ones (THP class 7): what they needed, 600" ]] ||
         bad "--learned: first raise '$line', not the learnt 600 at onset"
 "$bin" replay "$trace" -c "$conf" > "$tmp/cold.txt"
 cold=$(first_raise "$tmp/cold.txt")

@@ -12,7 +12,8 @@
 #     untouched;
 #  3. learnt on a machine of another size: forgotten, said once, the file
 #     rewritten empty;
-#  4. a good file: read at start, its week-old episode aged out and saved,
+#  4. a good file, of version 1 as 0.4.12 wrote it: read at start (its class
+#     for both kinds), its week-old episode aged out and saved as version 3,
 #     kept through SIGHUP and a restart, shown by status;
 #  5. `memoptimizer forget` while it runs: the file goes and the daemon
 #     forgets too (it does not write it back at exit);
@@ -61,12 +62,13 @@ status_to() {   # status_to FILE [--json]
         shift
         STATE_DIRECTORY=$lib RUNTIME_DIRECTORY=$tmp/run "$bin" status "$@" > "$out" || fail "status exit status $?"
 }
-good_file() {   # the daemon's own format: version 1 and a kswapd line
-        head -n 7 "$file" 2>/dev/null | grep -q '^version 1$' && grep -q '^kswapd ' "$file"
+good_file() {   # the daemon's own format: version 3 and a kswapd line
+        head -n 8 "$file" 2>/dev/null | grep -q '^version 3$' && grep -q '^kswapd ' "$file"
 }
 now=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
 old=$(date -u -d '8 days ago' +%Y-%m-%dT%H:%M:%S.000Z)
-learnt() {      # learnt MANAGED: a file with a class, kswapd's rate and two episodes, one of them old
+learnt() {      # learnt MANAGED: a file with a class, kswapd's rate and two episodes, one of them old,
+                # as 0.4.12 wrote it (version 1: its class stands for both kinds)
         mkdir -p "$lib"
         cat > "$file" <<EOF
 version 1
@@ -134,10 +136,13 @@ echo "ok: another machine's state: forgotten, one line, saved empty"
 # --- 4. a good file: read, aged, kept through a reload and a restart
 learnt 0
 start
-grep -q "info: learnt state read from $file: 1 classes, 2 episodes, kswapd [0-9.]* [MG]B/s" "$tmp/log" || fail "the good file was not read"
+grep -q "info: learnt state read from $file: 2 classes, 2 episodes, kswapd [0-9.]* [MG]B/s" "$tmp/log" || fail "the good file was not read"
 until_true "the old episode aged out and saved" sh -c "! grep -q 'episode start $old' '$file'"
-grep -q "^episode start $now " "$file" || fail "the recent episode was not kept"
-grep -q "^class 8 wsf 120.000 episodes 2 stalled 1 updated $now$" "$file" || fail "the class was not kept"
+grep -q '^version 3$' "$file" || fail "not saved as version 3"
+grep -q "^episode start $now duration 12.500 peak_demand_pages_per_sec 262144.000 peak_thp_pages_per_sec 0.000 " "$file" ||
+        fail "the recent episode was not kept"
+grep -q "^class 8 wsf 120.000 episodes 2 stalled 1 updated $now$" "$file" &&
+        grep -q "^thp_class 8 wsf 120.000 episodes 2 stalled 1 updated $now$" "$file" || fail "the class was not kept for both kinds"
 grep -q "^kswapd capacity_pages_per_sec 150000.000 at $now$" "$file" || fail "kswapd's rate was not kept"
 cp "$file" "$tmp/saved"
 kill -HUP "$pid"
@@ -146,7 +151,7 @@ until_true "samples after the reload" logged "$tmp/log" 'debug: sample ' $(($(sa
 stop
 cmp -s "$file" "$tmp/saved" || fail "the state changed through a reload and a stop with nothing new learnt"
 start
-grep -q "info: learnt state read from $file: 1 classes, 1 episodes, kswapd " "$tmp/log" || fail "not read back after a restart"
+grep -q "info: learnt state read from $file: 2 classes, 1 episodes, kswapd " "$tmp/log" || fail "not read back after a restart"
 status_to "$tmp/status.json" --json
 grep -q '"state": "learned"' "$tmp/status.json" && grep -q '"class": 8' "$tmp/status.json" ||
         fail "status does not show the learnt class"
@@ -156,7 +161,7 @@ grep -q "wsf 120, after 2 episodes (1 stalled)" "$tmp/status.txt" || fail "statu
 # --- 5. forget while it runs
 out=$(STATE_DIRECTORY=$lib "$bin" forget)
 [ "$out" = "removed $file: a running daemon forgets too and learns afresh" ] || fail "forget said: $out"
-until_true "the daemon forgetting" logged "$tmp/log" "notice: $file was removed: forgetting what was learnt (1 classes, 1 episodes)"
+until_true "the daemon forgetting" logged "$tmp/log" "notice: $file was removed: forgetting what was learnt (2 classes, 1 episodes)"
 stop
 [ ! -e "$file" ] || fail "the daemon wrote back what it was told to forget"
 out=$(STATE_DIRECTORY=$lib "$bin" forget)

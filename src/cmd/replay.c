@@ -265,9 +265,7 @@ static int load_learned(struct replay *rp, const struct sample *first, char *err
                 rp->bad_learned = r != -ENOMEM;
                 return r;
         }
-        size_t classes = 0;
-        for (int c = 0; c < LEARN_CLASSES; c++)
-                classes += l->classes[c].known;
+        size_t classes = learn_nr_classes(l);
         fprintf(rp->out, "learned state: %s/" LEARN_FILE ": %zu classes, %zu episodes, kswapd capacity %s\n",
                 rp->o.learned_dir, classes, l->nr_history,
                 l->kswapd_capacity_pages_per_sec > 0 ? "measured" : "unknown");

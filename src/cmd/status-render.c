@@ -100,11 +100,12 @@ static json_object *jdaemon(int *err, const struct status_report *r)
 /* The learned state's numbers to the file's precision (learn-text.c). */
 #define LEARNED_DECIMALS 3
 
-static json_object *jclass(int *err, const struct learned *l, int c)
+static json_object *jclass(int *err, const struct learned *l, enum learn_kind kind, int c)
 {
-        const struct learn_class *k = &l->classes[c];
+        const struct learn_class *k = &l->classes[kind][c];
         json_object *o = json_object_new_object();
         json_put(err, o, "class", json_object_new_int(c));
+        json_put(err, o, "kind", json_object_new_string(kind == LEARN_THP ? "thp" : "base"));
         json_put_number(err, o, "min_peak_demand_pages_per_sec", class_demand(c, l->managed_pages),
                         LEARNED_DECIMALS);
         json_put_number(err, o, "wsf", k->wsf, LEARNED_DECIMALS);
@@ -120,6 +121,7 @@ static json_object *jepisode(int *err, const struct learn_episode *h)
         json_put_number(err, o, "start", h->start, LEARNED_DECIMALS);
         json_put_number(err, o, "duration", h->duration, LEARNED_DECIMALS);
         json_put_number(err, o, "peak_demand_pages_per_sec", h->peak_demand_pages_per_sec, LEARNED_DECIMALS);
+        json_put_number(err, o, "peak_thp_pages_per_sec", h->peak_thp_pages_per_sec, LEARNED_DECIMALS);
         json_put_number(err, o, "demand_pages", h->demand_pages, LEARNED_DECIMALS);
         json_put_number(err, o, "min_margin_pages", h->min_margin_pages, LEARNED_DECIMALS);
         json_put(err, o, "wsf_max", json_object_new_int64(h->wsf_max));
@@ -141,7 +143,7 @@ static json_object *jlearned(int *err, const struct status_report *r)
                 json_put_null(err, o, "error");
         json_put_number(err, o, "saved", r->learned_saved, LEARNED_DECIMALS);
         if (ok) {
-                json_put(err, o, "version", json_object_new_int(LEARN_VERSION));
+                json_put(err, o, "version", json_object_new_int(l->version));
                 json_put(err, o, "managed_pages", json_object_new_uint64(l->managed_pages));
         } else {
                 json_put_null(err, o, "version");
@@ -152,9 +154,10 @@ static json_object *jlearned(int *err, const struct status_report *r)
         json_put_number(err, o, "kswapd_capacity_pages_per_sec",
                         kswapd ? l->kswapd_capacity_pages_per_sec : NAN, LEARNED_DECIMALS);
         json_put_number(err, o, "kswapd_updated", kswapd ? l->kswapd_updated : NAN, LEARNED_DECIMALS);
-        for (int c = 0; c < LEARN_CLASSES; c++)
-                if (l->classes[c].known)
-                        json_append(err, classes, jclass(err, l, c));
+        for (int kind = 0; kind < LEARN_KINDS; kind++)
+                for (int c = 0; c < LEARN_CLASSES; c++)
+                        if (l->classes[kind][c].known)
+                                json_append(err, classes, jclass(err, l, (enum learn_kind)kind, c));
         for (size_t i = 0; i < l->nr_history; i++)
                 json_append(err, episodes, jepisode(err, &l->history[i]));
         json_put(err, o, "classes", classes);
@@ -348,15 +351,17 @@ static void text_learned(FILE *out, const struct status_report *r)
                 format_when(when, sizeof(when), l->kswapd_updated);
                 fprintf(out, "  kswapd reclaimed up to %s (%s)\n", rate, when);
         }
-        for (int c = 0; c < LEARN_CLASSES; c++) {
-                const struct learn_class *k = &l->classes[c];
+        for (int c = 0; c < LEARN_KINDS * LEARN_CLASSES; c++) {
+                enum learn_kind kind = c / LEARN_CLASSES;
+                const struct learn_class *k = &l->classes[kind][c % LEARN_CLASSES];
                 if (!k->known)
                         continue;
-                format_rate(rate, sizeof(rate), class_demand(c, l->managed_pages));
-                format_rate(rate2, sizeof(rate2), class_demand(c + 1, l->managed_pages));
+                format_rate(rate, sizeof(rate), class_demand(c % LEARN_CLASSES, l->managed_pages));
+                format_rate(rate2, sizeof(rate2), class_demand(c % LEARN_CLASSES + 1, l->managed_pages));
                 format_when(when, sizeof(when), k->updated);
-                fprintf(out, "  peak demand %s to %s: wsf %.0f, after %u episodes (%u stalled), the last %s\n",
-                        rate, rate2, dceil(k->wsf), k->episodes, k->stalled, when);
+                fprintf(out, "  peak demand %s to %s%s: wsf %.0f, after %u episodes (%u stalled), the last %s\n",
+                        rate, rate2, kind == LEARN_THP ? ", mostly huge pages" : "", dceil(k->wsf), k->episodes,
+                        k->stalled, when);
         }
         if (l->nr_history == 0)
                 return;

@@ -311,6 +311,7 @@ static void learned_shown(void **state)
         learn_init(&l);
         struct episode_stats e = {
                 .start = 1795435200, .end = 1795435212.5, .peak_demand_pages_per_sec = 262144,
+                .peak_thp_pages_per_sec = 200000,
                 .demand_pages = 1 << 20, .kswapd_pressed_pages_per_sec = 150000, .direct_pages = 512,
                 .allocstalls = 3, .gap_pages = 10000, .wsf_max = 200, .managed_pages = 6170000,
         };
@@ -329,20 +330,24 @@ static void learned_shown(void **state)
         assert_int_equal(r.learned_state, LEARNED_OK);
         o = status_report_json(&r);
         assert_string_equal(json_object_get_string(at(o, "learned.state")), "learned");
-        assert_int_equal(json_object_get_int(at(o, "learned.version")), LEARN_VERSION);
+        assert_int_equal(json_object_get_int(at(o, "learned.version")), LEARN_VERSION);     /* as read */
         assert_int_equal(json_object_get_int64(at(o, "learned.managed_pages")), 6170000);
         assert_true(json_object_get_double(at(o, "learned.saved")) > 1.7e9);
         assert_int_equal(json_object_array_length(at(o, "learned.classes")), 1);
         assert_int_equal(json_object_get_int(at(o, "learned.classes.0.class")), c);
+        assert_string_equal(json_object_get_string(at(o, "learned.classes.0.kind")), "thp");
         assert_int_equal(json_object_get_int(at(o, "learned.classes.0.stalled")), 1);
-        assert_float_equal(json_object_get_double(at(o, "learned.classes.0.wsf")), l.classes[c].wsf, 1e-3);
+        assert_float_equal(json_object_get_double(at(o, "learned.classes.0.wsf")), l.classes[LEARN_THP][c].wsf,
+                           1e-3);
         assert_float_equal(json_object_get_double(at(o, "learned.classes.0.updated")), 1795435212.5, 1e-3);
         assert_int_equal(json_object_array_length(at(o, "learned.episodes")), 1);
         assert_float_equal(json_object_get_double(at(o, "learned.episodes.0.start")), 1795435200, 1e-3);
         assert_int_equal(json_object_get_int(at(o, "learned.episodes.0.stalls")), 3);
+        assert_float_equal(json_object_get_double(at(o, "learned.episodes.0.peak_thp_pages_per_sec")), 200000, 1e-3);
         assert_float_equal(json_object_get_double(at(o, "learned.kswapd_capacity_pages_per_sec")), 150000, 1e-3);
         text = text_of(&r);
-        snprintf(line, sizeof(line), "wsf %.0f, after 1 episodes (1 stalled)", ceil(l.classes[c].wsf));
+        snprintf(line, sizeof(line), ", mostly huge pages: wsf %.0f, after 1 episodes (1 stalled)",
+                 ceil(l.classes[LEARN_THP][c].wsf));
         assert_non_null(strstr(text, line));
         assert_non_null(strstr(text, "on a machine of 6170000 managed pages"));
         assert_non_null(strstr(text, "1 episodes kept; the last"));
@@ -350,17 +355,35 @@ static void learned_shown(void **state)
         json_object_put(o);
         status_report_free(&r);
 
-        /* another version: unusable, and why */
+        /* a file version 1 wrote: shown as it is, each class once of each kind */
         char path[160];
         snprintf(path, sizeof(path), "%s/learned", lib);
+        char *v1 = fixture_text("learned/v1-three");
+        assert_non_null(v1);
         FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(v1, f);
+        assert_int_equal(fclose(f), 0);
+        free(v1);
+        assert_int_equal(status_report_read(&r, root, x->dir, lib, &x->cfg), 0);
+        assert_int_equal(r.learned_state, LEARNED_OK);
+        o = status_report_json(&r);
+        assert_int_equal(json_object_get_int(at(o, "learned.version")), 1);
+        assert_int_equal(json_object_array_length(at(o, "learned.classes")), 4);
+        assert_string_equal(json_object_get_string(at(o, "learned.classes.0.kind")), "base");
+        assert_string_equal(json_object_get_string(at(o, "learned.classes.2.kind")), "thp");
+        json_object_put(o);
+        status_report_free(&r);
+
+        /* another version: unusable, and why */
+        f = fopen(path, "we");
         assert_non_null(f);
         fputs("version 7\n", f);
         assert_int_equal(fclose(f), 0);
         assert_int_equal(status_report_read(&r, root, x->dir, lib, &x->cfg), 0);
         assert_int_equal(r.learned_state, LEARNED_UNUSABLE);
         o = status_report_json(&r);
-        snprintf(line, sizeof(line), "%s:1: version 7; this memoptimizer reads version 1", path);
+        snprintf(line, sizeof(line), "%s:1: version 7; this memoptimizer reads versions 1 and 3", path);
         assert_string_equal(json_object_get_string(at(o, "learned.error")), line);
         assert_int_equal(json_object_array_length(at(o, "learned.episodes")), 0);
         text = text_of(&r);

@@ -2,12 +2,18 @@
  * record a line, a keyword and then name-value pairs, in a fixed order:
  *
  *   # comment lines (only before the version line)
- *   version 1
+ *   version 3
  *   machine managed_pages N
  *   kswapd unknown | kswapd capacity_pages_per_sec X at TIME
- *   class C wsf X episodes N stalled N updated TIME         (known classes, C increasing)
- *   episode start TIME duration X peak_demand_pages_per_sec X demand_pages X
+ *   class C wsf X episodes N stalled N updated TIME         (known base classes, C increasing)
+ *   thp_class C wsf X episodes N stalled N updated TIME     (known THP classes, C increasing)
+ *   episode start TIME duration X peak_demand_pages_per_sec X
+ *           peak_thp_pages_per_sec X demand_pages X
  *           min_margin_pages X wsf_max N stalls N            (one line; oldest first)
+ *
+ * Version 1, which knew no kinds, is read too: it has no thp_class lines
+ * and no peak_thp_pages_per_sec, and each of its classes stands for both
+ * kinds (what the daemon had learnt is kept across the upgrade).
  *
  * N: a whole number; X: fixed decimal with three places; TIME: UTC,
  * 2026-11-23T12:41:10.123Z. The parser takes nothing else: no other
@@ -97,9 +103,10 @@ static void put_kswapd(struct text *t, const struct learned *l, double wall_offs
         put(t, "\n");
 }
 
-static void put_class(struct text *t, int c, const struct learn_class *k, double wall_offset)
+static void put_class(struct text *t, enum learn_kind kind, int c, const struct learn_class *k,
+                      double wall_offset)
 {
-        put(t, "class %d wsf %.3f episodes %u stalled %u updated ", c, clamp(k->wsf, 0, LEARN_WSF_MAX), k->episodes,
+        put(t, "%s %d wsf %.3f episodes %u stalled %u updated ", kind == LEARN_THP ? "thp_class" : "class", c, clamp(k->wsf, 0, LEARN_WSF_MAX), k->episodes,
             k->stalled < k->episodes ? k->stalled : k->episodes);
         put_time(t, k->updated, wall_offset);
         put(t, "\n");
@@ -109,9 +116,9 @@ static void put_episode(struct text *t, const struct learn_episode *e, double wa
 {
         put(t, "episode start ");
         put_time(t, e->start, wall_offset);
-        put(t, " duration %.3f peak_demand_pages_per_sec %.3f demand_pages %.3f min_margin_pages %.3f wsf_max %ld stalls %" PRIu64 "\n",
+        put(t, " duration %.3f peak_demand_pages_per_sec %.3f peak_thp_pages_per_sec %.3f demand_pages %.3f min_margin_pages %.3f wsf_max %ld stalls %" PRIu64 "\n",
             clamp(e->duration, 0, SECS_MAX), clamp(e->peak_demand_pages_per_sec, 0, RATE_MAX),
-            clamp(e->demand_pages, 0, PAGES_MAX), clamp(e->min_margin_pages, -PAGES_MAX, PAGES_MAX),
+            clamp(e->peak_thp_pages_per_sec, 0, RATE_MAX), clamp(e->demand_pages, 0, PAGES_MAX), clamp(e->min_margin_pages, -PAGES_MAX, PAGES_MAX),
             e->wsf_max < 0 ? 0 : e->wsf_max > (long)LEARN_WSF_MAX ? (long)LEARN_WSF_MAX : e->wsf_max,
             e->stalls < COUNT_MAX ? e->stalls : COUNT_MAX);
 }
@@ -123,14 +130,16 @@ int learn_format(const struct learned *l, double wall_offset, char **text)
         put(&t, "# memoptimizer learned state: what past memory pressure episodes taught the daemon.\n"
                 "# Written by memoptimizer (memoptimizer(8), LEARNED STATE); `memoptimizer forget` deletes it.\n"
                 "# Times are UTC; rates in pages per second; wsf is vm.watermark_scale_factor.\n"
-                "# class C: episodes whose peak demand was 2^C to 2^(C+1) permyriad of managed memory a second.\n"
+                "# class C: episodes whose peak demand was 2^C to 2^(C+1) permyriad of managed memory a second;\n"
+                "# thp_class C: of those, the ones whose demand was at least half transparent huge pages.\n"
                 "version %d\n"
                 "machine managed_pages %" PRIu64 "\n",
             LEARN_VERSION, l->managed_pages < COUNT_MAX ? l->managed_pages : COUNT_MAX);
         put_kswapd(&t, l, wall_offset);
-        for (int c = 0; c < LEARN_CLASSES; c++)
-                if (l->classes[c].known)
-                        put_class(&t, c, &l->classes[c], wall_offset);
+        for (int kind = 0; kind < LEARN_KINDS; kind++)
+                for (int c = 0; c < LEARN_CLASSES; c++)
+                        if (l->classes[kind][c].known)
+                                put_class(&t, (enum learn_kind)kind, c, &l->classes[kind][c], wall_offset);
         for (size_t i = 0; i < l->nr_history && i < LEARN_HISTORY; i++)
                 put_episode(&t, &l->history[i], wall_offset);
         if (t.failed) {
@@ -177,6 +186,7 @@ static const struct field episode_fields[] = {
         { "start", false, NUMBER_TIME, 0, UTC_MAX },
         { "duration", false, NUMBER_FIXED, 0, SECS_MAX },
         { "peak_demand_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
+        { "peak_thp_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
         { "demand_pages", false, NUMBER_FIXED, 0, PAGES_MAX },
         { "min_margin_pages", false, NUMBER_FIXED, -PAGES_MAX, PAGES_MAX },
         { "wsf_max", false, NUMBER_WHOLE, 0, LEARN_WSF_MAX },
@@ -189,9 +199,23 @@ static const struct line_spec machine_line = SPEC("machine", machine_fields);
 static const struct line_spec kswapd_line = SPEC("kswapd", kswapd_fields);
 static const struct line_spec class_line = SPEC("class", class_fields);
 static const struct line_spec episode_line = SPEC("episode", episode_fields);
+/* Version 1's episode line: without peak_thp_pages_per_sec (field 3). */
+#define EPISODE_V1_THP 3
+static const struct field episode_v1_fields[] = {
+        { "start", false, NUMBER_TIME, 0, UTC_MAX },
+        { "duration", false, NUMBER_FIXED, 0, SECS_MAX },
+        { "peak_demand_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
+        { "demand_pages", false, NUMBER_FIXED, 0, PAGES_MAX },
+        { "min_margin_pages", false, NUMBER_FIXED, -PAGES_MAX, PAGES_MAX },
+        { "wsf_max", false, NUMBER_WHOLE, 0, LEARN_WSF_MAX },
+        { "stalls", false, NUMBER_WHOLE, 0, PAGES_MAX },
+};
+static const struct line_spec episode_v1_line = SPEC("episode", episode_v1_fields);
 
 struct parser {
         unsigned line;
+        int version;            /* of the text: 1 or LEARN_VERSION */
+        int last_class[LEARN_KINDS];    /* the last class line's C, per kind; -1 none */
         char *err;
         size_t errsz;
 };
@@ -272,7 +296,7 @@ static int parse_fields(struct parser *p, const struct line_spec *s, char **tok,
 }
 
 /* What the parser expects next: the lines come in this order. */
-enum stage { WANT_VERSION, WANT_MACHINE, WANT_KSWAPD, IN_CLASSES, IN_EPISODES };
+enum stage { WANT_VERSION, WANT_MACHINE, WANT_KSWAPD, IN_CLASSES, IN_THP_CLASSES, IN_EPISODES };
 
 static int parse_kswapd(struct parser *p, struct learned *l, char **tok, size_t ntok, double off)
 {
@@ -286,41 +310,53 @@ static int parse_kswapd(struct parser *p, struct learned *l, char **tok, size_t 
         return 0;
 }
 
-static int parse_class(struct parser *p, struct learned *l, char **tok, size_t ntok, double off, int *last)
+/* A class line of kind `kind`; version 1's stand for both kinds. */
+static int parse_class(struct parser *p, struct learned *l, enum learn_kind kind, char **tok, size_t ntok,
+                       double off)
 {
         double v[5];
         if (parse_fields(p, &class_line, tok, ntok, v) < 0)
                 return -EBADMSG;
-        int c = (int)v[0];
+        int c = (int)v[0], *last = &p->last_class[kind];
         if (c <= *last)
-                return fail(p, "class %d after class %d: classes come once each, in increasing order", c, *last);
+                return fail(p, "%s %d after %s %d: classes come once each, in increasing order", tok[0], c, tok[0],
+                            *last);
         if (v[3] > v[2])
                 return fail(p, "stalled %.0f of only %.0f episodes", v[3], v[2]);
         *last = c;
-        l->classes[c] = (struct learn_class){
+        struct learn_class k = {
                 .known = true, .wsf = v[1], .episodes = (unsigned)v[2], .stalled = (unsigned)v[3],
                 .updated = v[4] - off,
         };
+        l->classes[kind][c] = k;
+        if (p->version == 1)
+                l->classes[LEARN_THP][c] = k;
         return 0;
 }
 
 static int parse_episode(struct parser *p, struct learned *l, char **tok, size_t ntok, double off)
 {
-        double v[7];
-        if (parse_fields(p, &episode_line, tok, ntok, v) < 0)
+        double v[8];
+        if (p->version == 1) {
+                if (parse_fields(p, &episode_v1_line, tok, ntok, v) < 0)
+                        return -EBADMSG;
+                memmove(&v[EPISODE_V1_THP + 1], &v[EPISODE_V1_THP], 4 * sizeof(v[0]));
+                v[EPISODE_V1_THP] = 0;  /* not known: taken as base pages */
+        } else if (parse_fields(p, &episode_line, tok, ntok, v) < 0) {
                 return -EBADMSG;
+        }
         if (l->nr_history == LEARN_HISTORY)
                 return fail(p, "more than %d episodes", LEARN_HISTORY);
         l->history[l->nr_history++] = (struct learn_episode){
                 .start = v[0] - off, .duration = v[1], .peak_demand_pages_per_sec = v[2],
-                .demand_pages = v[3], .min_margin_pages = v[4], .wsf_max = (long)v[5],
-                .stalls = (uint64_t)v[6],
+                .peak_thp_pages_per_sec = v[3], .demand_pages = v[4], .min_margin_pages = v[5],
+                .wsf_max = (long)v[6], .stalls = (uint64_t)v[7],
         };
         return 0;
 }
 
 /* One line (NUL-terminated, without its newline). */
-static int parse_line(struct parser *p, struct learned *l, char *s, double off, enum stage *stage, int *last_class)
+static int parse_line(struct parser *p, struct learned *l, char *s, double off, enum stage *stage)
 {
         static const char *const next[] = {
                 [WANT_VERSION] = "version", [WANT_MACHINE] = "machine", [WANT_KSWAPD] = "kswapd",
@@ -346,10 +382,14 @@ static int parse_line(struct parser *p, struct learned *l, char *s, double off, 
                 return fail(p, "expected the '%s' line, not '%s'", next[*stage], tok[0]);
         switch (*stage) {
         case WANT_VERSION:
-                if (ntok == 2 && parse_number(tok[1], NUMBER_WHOLE) != LEARN_VERSION)
-                        return fail(p, "version %s; this memoptimizer reads version %d", tok[1], LEARN_VERSION);
+                v = ntok == 2 ? parse_number(tok[1], NUMBER_WHOLE) : NAN;
+                if (ntok == 2 && v != 1 && v != LEARN_VERSION)
+                        return fail(p, "version %s; this memoptimizer reads versions 1 and %d", tok[1],
+                                    LEARN_VERSION);
                 if (parse_fields(p, &version_line, tok, ntok, &v) < 0)
                         return -EBADMSG;
+                p->version = (int)v;
+                l->version = p->version;
                 *stage = WANT_MACHINE;
                 return 0;
         case WANT_MACHINE:
@@ -363,14 +403,22 @@ static int parse_line(struct parser *p, struct learned *l, char *s, double off, 
                 return parse_kswapd(p, l, tok, ntok, off);
         case IN_CLASSES:
                 if (strcmp(tok[0], "class") == 0)
-                        return parse_class(p, l, tok, ntok, off, last_class);
+                        return parse_class(p, l, LEARN_BASE, tok, ntok, off);
+                *stage = IN_THP_CLASSES;
+                /* fall through */
+        case IN_THP_CLASSES:
+                if (strcmp(tok[0], "thp_class") == 0 && p->version > 1)
+                        return parse_class(p, l, LEARN_THP, tok, ntok, off);
+                if (strcmp(tok[0], "class") == 0)
+                        return fail(p, "a 'class' line after a 'thp_class' line: class lines come first");
                 *stage = IN_EPISODES;
                 /* fall through */
         case IN_EPISODES:
-                if (strcmp(tok[0], "class") == 0)
-                        return fail(p, "a 'class' line after an 'episode' line: classes come first");
+                if (strcmp(tok[0], "class") == 0 || (strcmp(tok[0], "thp_class") == 0 && p->version > 1))
+                        return fail(p, "a '%s' line after an 'episode' line: classes come first", tok[0]);
                 if (strcmp(tok[0], "episode") != 0)
-                        return fail(p, "expected a 'class' or 'episode' line, not '%s'", tok[0]);
+                        return fail(p, p->version > 1 ? "expected a 'class', 'thp_class' or 'episode' line, not '%s'" :
+                                                        "expected a 'class' or 'episode' line, not '%s'", tok[0]);
                 return parse_episode(p, l, tok, ntok, off);
         }
         return fail(p, "unexpected line");
@@ -386,7 +434,8 @@ static int parse(struct learned *l, const char *text, size_t len, double off, st
                 return fail(p, "the text is longer than %d bytes", LEARN_TEXT_MAX);
         }
         enum stage stage = WANT_VERSION;
-        int last_class = -1;
+        for (int k = 0; k < LEARN_KINDS; k++)
+                p->last_class[k] = -1;
         char line[LINE_MAX_LEN + 1];
         for (size_t pos = 0; pos < len;) {
                 p->line++;
@@ -402,7 +451,7 @@ static int parse(struct learned *l, const char *text, size_t len, double off, st
                                             (unsigned char)text[pos + i]);
                 memcpy(line, text + pos, n);
                 line[n] = '\0';
-                int r = parse_line(p, l, line, off, &stage, &last_class);
+                int r = parse_line(p, l, line, off, &stage);
                 if (r < 0)
                         return r;
                 pos += n + 1;

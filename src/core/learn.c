@@ -42,6 +42,25 @@ int learn_class_of(double pages_per_sec, uint64_t managed)
         return c < LEARN_CLASSES ? c : LEARN_CLASSES - 1;
 }
 
+size_t learn_nr_classes(const struct learned *l)
+{
+        size_t n = 0;
+        for (int t = 0; t < LEARN_KINDS; t++)
+                for (int c = 0; c < LEARN_CLASSES; c++)
+                        n += l->classes[t][c].known;
+        return n;
+}
+
+enum learn_kind learn_kind_of(double pages_per_sec, double thp_pages_per_sec)
+{
+        return pages_per_sec > 0 && thp_pages_per_sec >= LEARN_THP_SHARE * pages_per_sec ? LEARN_THP : LEARN_BASE;
+}
+
+const char *learn_kind_name(enum learn_kind kind)
+{
+        return kind == LEARN_THP ? "THP" : "base";
+}
+
 void learn_expire(struct learned *l, double now, uint64_t managed)
 {
         if (l->managed_pages && managed &&
@@ -50,11 +69,12 @@ void learn_expire(struct learned *l, double now, uint64_t managed)
                 l->dirty = true;
                 return;
         }
-        for (int c = 0; c < LEARN_CLASSES; c++)
-                if (l->classes[c].known && now - l->classes[c].updated > LEARN_MAX_AGE) {
-                        l->classes[c] = (struct learn_class){ 0 };
-                        l->dirty = true;
-                }
+        for (int t = 0; t < LEARN_KINDS; t++)
+                for (int c = 0; c < LEARN_CLASSES; c++)
+                        if (l->classes[t][c].known && now - l->classes[t][c].updated > LEARN_MAX_AGE) {
+                                l->classes[t][c] = (struct learn_class){ 0 };
+                                l->dirty = true;
+                        }
         size_t keep = 0;
         for (size_t i = 0; i < l->nr_history; i++)
                 if (now - l->history[i].start <= LEARN_MAX_AGE)
@@ -120,7 +140,8 @@ static void remember(struct learned *l, const struct episode_stats *e)
         l->history[l->nr_history++] = (struct learn_episode){
                 .start = e->start, .duration = e->end - e->start,
                 .peak_demand_pages_per_sec = e->peak_demand_pages_per_sec,
-                .demand_pages = e->demand_pages, .min_margin_pages = e->min_margin_pages,
+                .demand_pages = e->demand_pages, .peak_thp_pages_per_sec = e->peak_thp_pages_per_sec,
+                .min_margin_pages = e->min_margin_pages,
                 .wsf_max = e->wsf_max, .stalls = e->allocstalls + e->compact_stalls,
         };
 }
@@ -136,7 +157,8 @@ void learn_episode(struct learned *l, const struct episode_stats *e)
         int c = learn_class_of(e->peak_demand_pages_per_sec, e->managed_pages);
         if (c < 0)
                 return;
-        struct learn_class *k = &l->classes[c];
+        struct learn_class *k =
+                &l->classes[learn_kind_of(e->peak_demand_pages_per_sec, e->peak_thp_pages_per_sec)][c];
         bool stalled = stall_shortfall(e) > 0;
         double need = needed_wsf(e);
         /* An unused margin shrinks what was held towards what was used, half
@@ -196,23 +218,35 @@ void learn_kswapd(struct learned *l, double pages_per_sec, double time)
         l->dirty = true;
 }
 
-int learn_class_for(const struct learned *l, double pages_per_sec, uint64_t managed)
+/* The nearest known class of `kind` to c within LEARN_NEIGHBOURS: its own,
+ * then the ones above (a faster demand's size is the safe side), then
+ * below; -1 when none. */
+static int nearest_class(const struct learned *l, enum learn_kind kind, int c)
 {
-        int c = learn_class_of(pages_per_sec, managed);
-        if (c < 0)
-                return -1;
-        /* its own class, then the ones above (a faster demand's size is the
-         * safe side), then below */
+        const struct learn_class *k = l->classes[kind];
         for (int d = 0; d <= LEARN_NEIGHBOURS; d++) {
-                if (c + d < LEARN_CLASSES && l->classes[c + d].known)
+                if (c + d < LEARN_CLASSES && k[c + d].known)
                         return c + d;
-                if (d > 0 && c - d >= 0 && l->classes[c - d].known)
+                if (d > 0 && c - d >= 0 && k[c - d].known)
                         return c - d;
         }
         return -1;
 }
 
-long learn_class_wsf(const struct learned *l, int k)
+struct learn_key learn_class_for(const struct learned *l, enum learn_kind kind, double pages_per_sec,
+                                 uint64_t managed)
+{
+        int c = learn_class_of(pages_per_sec, managed);
+        if (c < 0 || (unsigned)kind >= LEARN_KINDS)
+                return (struct learn_key){ kind, -1 };
+        int k = nearest_class(l, kind, c);
+        if (k >= 0)
+                return (struct learn_key){ kind, k };
+        enum learn_kind other = kind == LEARN_THP ? LEARN_BASE : LEARN_THP;
+        return (struct learn_key){ other, nearest_class(l, other, c) };
+}
+
+long learn_class_wsf(const struct learned *l, struct learn_key key)
 {
         /* A class above is not scaled down to the slower demand: the
          * demand an onset sample sees is a fraction of what a burst
@@ -220,10 +254,13 @@ long learn_class_wsf(const struct learned *l, int k)
          * at onset, 4.6-5.2 GB/s at its peak). Halving the value once per
          * class of difference stalled that burst 36 and 362 times where
          * the value as it is had none (bench/README.md, 2026-12-06). */
-        return k < 0 || k >= LEARN_CLASSES || !l->classes[k].known ? -1 : (long)dceil(l->classes[k].wsf);
+        if (key.class < 0 || key.class >= LEARN_CLASSES || (unsigned)key.kind >= LEARN_KINDS)
+                return -1;
+        const struct learn_class *k = &l->classes[key.kind][key.class];
+        return k->known ? (long)dceil(k->wsf) : -1;
 }
 
-long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed)
+long learn_wsf_for(const struct learned *l, enum learn_kind kind, double pages_per_sec, uint64_t managed)
 {
-        return learn_class_wsf(l, learn_class_for(l, pages_per_sec, managed));
+        return learn_class_wsf(l, learn_class_for(l, kind, pages_per_sec, managed));
 }

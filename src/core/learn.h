@@ -1,10 +1,15 @@
 /* learn.h — what past pressure episodes taught: how wide the low-min gap
  * had to be for each kind of episode, and how fast kswapd can reclaim.
  *
- * Episodes are told apart by how fast they demand memory: the class of an
- * episode is the base-2 logarithm of its peak demand in permyriad of the
- * machine's managed memory per second (class 10: about 10 % of memory per
- * second). For each class the learner keeps the scale factor that would
+ * Episodes are told apart by how fast they demand memory and in what: the
+ * class of an episode is the base-2 logarithm of its peak demand in
+ * permyriad of the machine's managed memory per second (class 10: about
+ * 10 % of memory per second), and its kind says whether that demand was
+ * mostly transparent huge pages (learn_kind_of()). Huge pages stall on free
+ * blocks, small ones on free pages: what one kind's stalls teach is no
+ * evidence for the other (the mixed benchmark's streaming writers and its
+ * THP burst, both class 9, taught each other 209-427). For each kind and
+ * class the learner keeps the scale factor that would
  * just have done: it grows by the shortfall an episode's stalls showed and
  * shrinks by the margin an episode left unused. It also keeps the best
  * rate kswapd reclaimed at while free memory was below low (its capacity,
@@ -24,7 +29,9 @@
 
 #include "episode.h"
 
-#define LEARN_VERSION 1
+/* Reads version 1 too: its classes stand for both kinds. Version 2 was an
+ * experiment's, never released (bench/results/steps/unpaid-warm/): refused. */
+#define LEARN_VERSION 3
 #define LEARN_CLASSES 24                /* classes 0..23: up to 2^23 permyriad/s */
 #define LEARN_HISTORY 32                /* episodes kept */
 #define LEARN_MAX_AGE (7 * 24 * 3600.0) /* seconds without an episode of the class */
@@ -42,6 +49,11 @@
  * more halvings reach the kernel's 10). */
 #define LEARN_RAISED_FLOOR 100
 
+/* What an episode demanded: mostly huge pages (THP) or not. */
+enum learn_kind { LEARN_BASE, LEARN_THP, LEARN_KINDS };
+/* THP: at least this share of the peak demand was huge pages faulted in. */
+#define LEARN_THP_SHARE 0.5
+
 struct learn_class {
         bool known;
         double wsf;             /* the scale factor this class needs */
@@ -54,6 +66,7 @@ struct learn_class {
 struct learn_episode {
         double start, duration;                 /* seconds */
         double peak_demand_pages_per_sec, demand_pages;
+        double peak_thp_pages_per_sec;          /* 0 for one read from version 1 */
         double min_margin_pages;
         long wsf_max;
         uint64_t stalls;                        /* allocstall + compact_stall */
@@ -63,9 +76,10 @@ struct learned {
         uint64_t managed_pages;                 /* of the machine it was learnt on; 0: nothing yet */
         double kswapd_capacity_pages_per_sec;   /* best shown below low; 0: unknown */
         double kswapd_updated;                  /* sample time it was shown */
-        struct learn_class classes[LEARN_CLASSES];
+        struct learn_class classes[LEARN_KINDS][LEARN_CLASSES];
         struct learn_episode history[LEARN_HISTORY];    /* oldest first */
         size_t nr_history;
+        int version;                            /* of the text it was read from; 0: not read */
         bool dirty;                             /* changed since saved (or loaded) */
 };
 
@@ -74,6 +88,15 @@ void learn_init(struct learned *l);
 /* The class of a demand of pages_per_sec on a machine of managed pages;
  * -1 when it is below class 0 (less than 1 permyriad per second). */
 int learn_class_of(double pages_per_sec, uint64_t managed);
+
+/* How many kinds and classes are known. */
+size_t learn_nr_classes(const struct learned *l);
+
+/* The kind of a demand of pages_per_sec of which thp_pages_per_sec were
+ * huge pages. */
+enum learn_kind learn_kind_of(double pages_per_sec, double thp_pages_per_sec);
+/* "THP" or "base", for the log and the state file's readers. */
+const char *learn_kind_name(enum learn_kind kind);
 
 /* Forget what is older than LEARN_MAX_AGE at `now`, and everything when the
  * machine's managed memory is no longer within 10 % of what it was learnt
@@ -101,18 +124,29 @@ void learn_kswapd(struct learned *l, double pages_per_sec, double time);
  * when none was. */
 double learn_kswapd_capacity(const struct learned *l, double now);
 
-/* The scale factor learnt for a demand of pages_per_sec on this machine:
- * its class's, or the nearest known class's within LEARN_NEIGHBOURS (above
- * first); -1 when nothing applies. 0 means: it needed no raise. */
-long learn_wsf_for(const struct learned *l, double pages_per_sec, uint64_t managed);
-/* The class that value is taken from (for the log); -1 when none. */
-int learn_class_for(const struct learned *l, double pages_per_sec, uint64_t managed);
-/* What class k needs, as it is; -1 when k is not a known class. */
-long learn_class_wsf(const struct learned *l, int k);
+/* Where a kind and class are learnt. */
+struct learn_key {
+        enum learn_kind kind;
+        int class;              /* -1: none */
+};
+
+/* The scale factor learnt for a demand of pages_per_sec of kind `kind` on
+ * this machine: its class's, or the nearest known class's within
+ * LEARN_NEIGHBOURS (above first), of its own kind; of the other kind only
+ * when its own has none there (what the other kind needed is still the
+ * best evidence for a kind not met yet). -1 when nothing applies; 0 means:
+ * it needed no raise. */
+long learn_wsf_for(const struct learned *l, enum learn_kind kind, double pages_per_sec, uint64_t managed);
+/* The kind and class that value is taken from (for the log); class -1
+ * when none. */
+struct learn_key learn_class_for(const struct learned *l, enum learn_kind kind, double pages_per_sec,
+                                 uint64_t managed);
+/* What that class needs, as it is; -1 when it is not a known class. */
+long learn_class_wsf(const struct learned *l, struct learn_key key);
 
 /* ---- text (learn-text.c) --------------------------------------------- */
 
-/* The text is at most this long (a full state is about 11 KB): a longer
+/* The text is at most this long (a full state is about 13 KB): a longer
  * one is refused unread. */
 #define LEARN_TEXT_MAX 65536
 

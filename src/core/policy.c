@@ -269,7 +269,9 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
                 st->demand_end = d->episode.end;
                 st->episode_end = f->time;
                 d->episode_ended = true;
-                d->learned_wsf = learn_wsf_for(&st->learned, d->episode.peak_demand_pages_per_sec,
+                d->demand_kind = learn_kind_of(d->episode.peak_demand_pages_per_sec,
+                                               d->episode.peak_thp_pages_per_sec);
+                d->learned_wsf = learn_wsf_for(&st->learned, d->demand_kind, d->episode.peak_demand_pages_per_sec,
                                                d->episode.managed_pages);
         }
 }
@@ -284,11 +286,12 @@ static long recur_due(const struct learned *l, const struct policy_config *cfg, 
         double lead = dmax(RECUR_LEAD_INTERVALS * cfg->interval, RECUR_LEAD_SHARE * d->recur.period);
         if (now < d->recur.next_start - lead)
                 return 0;
-        long w = learn_wsf_for(l, d->recur.peak_demand_pages_per_sec, p->managed_pages);
+        long w = learn_wsf_for(l, d->recur.kind, d->recur.peak_demand_pages_per_sec, p->managed_pages);
         if (w <= above)
                 return 0;
         d->drain = d->recur.peak_demand_pages_per_sec;
         d->demand_class = learn_class_of(d->drain, p->managed_pages);
+        d->demand_kind = d->recur.kind;
         d->learned_wsf = w;
         d->recur_due_in = d->recur.next_start - now;
         return w;
@@ -305,11 +308,13 @@ static long episode_target(struct policy_state *st, const struct policy_config *
         double demand = st->episodes.cur.peak_demand_pages_per_sec;
         d->drain = demand;
         d->demand_class = learn_class_of(demand, p->managed_pages);
-        int k = learn_class_for(&st->learned, demand, p->managed_pages);
+        d->demand_kind = learn_kind_of(demand, st->episodes.cur.peak_thp_pages_per_sec);
+        struct learn_key k = learn_class_for(&st->learned, d->demand_kind, demand, p->managed_pages);
         long learned = learn_class_wsf(&st->learned, k);
         d->learned_wsf = learned;
-        if (k >= 0)
-                d->learned_above = k - d->demand_class;
+        d->learned_kind = k.kind;
+        if (k.class >= 0)
+                d->learned_above = k.class - d->demand_class;
         long s = learned < 0 || st->current > st->baseline ?
                  shortfall_target(st, cfg, f, p, demand, capacity, d) : 0;
         bool by_class = learned >= s;

@@ -170,12 +170,14 @@ struct decision {
         bool paced;                     /* lifted to POLICY_PACE_FLOOR */
         bool reclaim_capped;            /* held to reclaim_cap */
         int demand_class;               /* learn_class_of() the episode's demand; -1 none */
+        enum learn_kind demand_kind;    /* learn_kind_of() it */
         uint64_t stalls;
         bool episode_ended;             /* an episode ended at this sample: */
         struct episode_stats episode;   /* what it showed */
         long learned_wsf;               /* and what its class needs now; -1 none */
         int learned_above;              /* learned_wsf taken from the class this many above
                                          * demand_class (below if < 0; learn_class_for()) */
+        enum learn_kind learned_kind;   /* of that class: demand_kind's unless it knew none */
         bool onset;                     /* decided on a sample the fast path took early */
         enum raise_hold hold;           /* raises held back now, and why */
         bool hold_changed;              /* since the last decision: say so once */

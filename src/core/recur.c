@@ -86,6 +86,7 @@ void recur_find(const struct learned *l, uint64_t managed, double now, struct re
         size_t steady = steady_gaps(gaps, m - 1, &period);
         if (steady + 1 < RECUR_MIN_EPISODES)
                 return;
+        const struct learn_episode *h = &l->history[l->nr_history - 1];
         double next = starts[0] + period;
         if (now > next + RECUR_TOLERANCE * period)
                 return;         /* overdue: the pattern broke */
@@ -95,5 +96,6 @@ void recur_find(const struct learned *l, uint64_t managed, double now, struct re
         *out = (struct recurrence){
                 .expected = true, .period = period, .next_start = next, .episodes = (unsigned)steady + 1,
                 .peak_demand_pages_per_sec = peak,
+                .kind = learn_kind_of(h->peak_demand_pages_per_sec, h->peak_thp_pages_per_sec),
         };
 }

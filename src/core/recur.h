@@ -28,6 +28,7 @@ struct recurrence {
         double period;          /* seconds between starts (median) */
         double next_start;      /* sample time the next episode is due */
         double peak_demand_pages_per_sec;       /* the highest of the pattern's episodes (the run's) */
+        enum learn_kind kind;                   /* of its newest episode */
         unsigned episodes;      /* in the pattern */
 };
 

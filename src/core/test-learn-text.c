@@ -28,14 +28,16 @@
 static const struct learned empty;
 
 /* What a few days of episodes teach the lead's learner: classes grown by
- * stalls and shrunk by calm episodes, more episodes than the history keeps. */
-static void learnt(struct learned *l)
+ * stalls and shrunk by calm episodes, more episodes than the history keeps;
+ * every third one mostly in huge pages. n: how many episodes. */
+static void learnt_n(struct learned *l, int n)
 {
         learn_init(l);
-        for (int i = 0; i < 40; i++) {
+        for (int i = 0; i < n; i++) {
                 struct episode_stats e = {
                         .start = 1000.0 + i * 3600.25, .end = 1000.0 + i * 3600.25 + 7.5 + i,
                         .peak_demand_pages_per_sec = 600.0 * (1 << (i % 12)) + i / 7.0,
+                        .peak_thp_pages_per_sec = i % 3 == 2 ? 512.0 * (1 << (i % 12)) : 0,
                         .demand_pages = 262144.0 * (i + 1) / 3.0,
                         .kswapd_peak_pages_per_sec = 150000.0 + 1000.0 * i,
                         .kswapd_pressed_pages_per_sec = 150000.0 + 1000.0 * i,
@@ -47,6 +49,11 @@ static void learnt(struct learned *l)
                 };
                 learn_episode(l, &e);
         }
+}
+
+static void learnt(struct learned *l)
+{
+        learnt_n(l, 40);
 }
 
 static void assert_close(double a, double b)
@@ -63,14 +70,16 @@ static void assert_same(const struct learned *a, const struct learned *b)
         assert_close(a->kswapd_capacity_pages_per_sec, b->kswapd_capacity_pages_per_sec);
         if (b->kswapd_capacity_pages_per_sec > 0)
                 assert_close(a->kswapd_updated, b->kswapd_updated);
-        for (int c = 0; c < LEARN_CLASSES; c++) {
-                assert_int_equal(a->classes[c].known, b->classes[c].known);
-                if (!b->classes[c].known)
+        for (int c = 0; c < LEARN_KINDS * LEARN_CLASSES; c++) {
+                const struct learn_class *x = &a->classes[c / LEARN_CLASSES][c % LEARN_CLASSES],
+                                         *y = &b->classes[c / LEARN_CLASSES][c % LEARN_CLASSES];
+                assert_int_equal(x->known, y->known);
+                if (!y->known)
                         continue;
-                assert_close(a->classes[c].wsf, b->classes[c].wsf);
-                assert_int_equal(a->classes[c].episodes, b->classes[c].episodes);
-                assert_int_equal(a->classes[c].stalled, b->classes[c].stalled);
-                assert_close(a->classes[c].updated, b->classes[c].updated);
+                assert_close(x->wsf, y->wsf);
+                assert_int_equal(x->episodes, y->episodes);
+                assert_int_equal(x->stalled, y->stalled);
+                assert_close(x->updated, y->updated);
         }
         assert_int_equal(a->nr_history, b->nr_history);
         for (size_t i = 0; i < b->nr_history; i++) {
@@ -78,6 +87,7 @@ static void assert_same(const struct learned *a, const struct learned *b)
                 assert_close(x->start, y->start);
                 assert_close(x->duration, y->duration);
                 assert_close(x->peak_demand_pages_per_sec, y->peak_demand_pages_per_sec);
+                assert_close(x->peak_thp_pages_per_sec, y->peak_thp_pages_per_sec);
                 assert_close(x->demand_pages, y->demand_pages);
                 assert_close(x->min_margin_pages, y->min_margin_pages);
                 assert_int_equal(x->wsf_max, y->wsf_max);
@@ -98,10 +108,11 @@ static void round_trip(void **state)
         struct learned l, back;
         learnt(&l);
         assert_int_equal(l.nr_history, LEARN_HISTORY);
-        int known = 0;
+        assert_true(learn_nr_classes(&l) >= 8);
+        int thp = 0;
         for (int c = 0; c < LEARN_CLASSES; c++)
-                known += l.classes[c].known;
-        assert_true(known >= 8);
+                thp += l.classes[LEARN_THP][c].known;
+        assert_true(thp >= 4);
         assert_true(l.kswapd_capacity_pages_per_sec > 0);
         char *text, *again, err[256] = "";
         assert_int_equal(learn_format(&l, BOOT_WALL, &text), 0);
@@ -117,7 +128,7 @@ static void round_trip(void **state)
 
         /* nothing learnt yet */
         assert_int_equal(learn_format(&empty, BOOT_WALL, &text), 0);
-        assert_non_null(strstr(text, "\nversion 1\nmachine managed_pages 0\nkswapd unknown\n"));
+        assert_non_null(strstr(text, "\nversion 3\nmachine managed_pages 0\nkswapd unknown\n"));
         assert_int_equal(parse_text(&back, text, BOOT_WALL, err, sizeof(err)), 0);
         assert_same(&back, &empty);
         free(text);
@@ -220,10 +231,11 @@ static void out_of_range_written_at_bounds(void **state)
         (void)state;
         struct learned l = { .managed_pages = UINT64_MAX, .kswapd_capacity_pages_per_sec = INFINITY,
                              .kswapd_updated = -1e12, .nr_history = LEARN_HISTORY + 5 }, back;
-        l.classes[3] = (struct learn_class){ .known = true, .wsf = 1e9, .episodes = 2, .stalled = 7,
-                                             .updated = NAN };
-        l.classes[4] = (struct learn_class){ .known = true, .wsf = NAN, .updated = 1e300 };
+        l.classes[LEARN_BASE][3] = (struct learn_class){ .known = true, .wsf = 1e9, .episodes = 2, .stalled = 7,
+                                                         .updated = NAN };
+        l.classes[LEARN_THP][4] = (struct learn_class){ .known = true, .wsf = NAN, .updated = 1e300 };
         l.history[0] = (struct learn_episode){ .duration = -5, .peak_demand_pages_per_sec = NAN,
+                                               .peak_thp_pages_per_sec = -1,
                                                .demand_pages = 1e30, .min_margin_pages = -1e30,
                                                .wsf_max = -3, .stalls = UINT64_MAX };
         char *text, err[256] = "";
@@ -232,10 +244,12 @@ static void out_of_range_written_at_bounds(void **state)
         assert_string_equal(err, "");
         assert_int_equal(back.managed_pages, 1000000000000000ull);
         assert_close(back.kswapd_capacity_pages_per_sec, 1e12);
-        assert_close(back.classes[3].wsf, 10000);
-        assert_int_equal(back.classes[3].stalled, 2);
-        assert_close(back.classes[4].wsf, 0);
-        assert_close(back.classes[4].updated + BOOT_WALL, 253402300799.999);
+        assert_close(back.classes[LEARN_BASE][3].wsf, 10000);
+        assert_int_equal(back.classes[LEARN_BASE][3].stalled, 2);
+        assert_false(back.classes[LEARN_THP][3].known);
+        assert_close(back.classes[LEARN_THP][4].wsf, 0);
+        assert_close(back.classes[LEARN_THP][4].updated + BOOT_WALL, 253402300799.999);
+        assert_close(back.history[0].peak_thp_pages_per_sec, 0);
         assert_int_equal(back.nr_history, LEARN_HISTORY);
         assert_close(back.history[0].demand_pages, 1e15);
         assert_close(back.history[0].min_margin_pages, -1e15);
@@ -248,6 +262,10 @@ static void out_of_range_written_at_bounds(void **state)
 #define KSWAPD "kswapd capacity_pages_per_sec 150000.000 at 2026-11-23T12:41:10.123Z\n"
 #define CLASS "class 10 wsf 123.456 episodes 3 stalled 1 updated 2026-11-23T12:41:10.123Z\n"
 #define EPISODE "episode start 2026-11-23T12:40:58.000Z duration 12.345 peak_demand_pages_per_sec 262144.000 demand_pages 1048576.000 min_margin_pages -123.000 wsf_max 1000 stalls 12\n"
+/* version 3: the kinds apart */
+#define HEAD2 "# a comment\nversion 3\nmachine managed_pages 6170000\n"
+#define THP_CLASS "thp_class 10 wsf 321.000 episodes 2 stalled 0 updated 2026-11-23T12:41:10.123Z\n"
+#define EPISODE2 "episode start 2026-11-23T12:40:58.000Z duration 12.345 peak_demand_pages_per_sec 262144.000 peak_thp_pages_per_sec 200000.000 demand_pages 1048576.000 min_margin_pages -123.000 wsf_max 1000 stalls 12\n"
 
 static void good_text_accepted(void **state)
 {
@@ -258,11 +276,25 @@ static void good_text_accepted(void **state)
         assert_string_equal(err, "");
         assert_int_equal(l.managed_pages, 6170000);
         assert_close(l.kswapd_updated, 1795437670.123);
-        assert_true(l.classes[10].known);
-        assert_close(l.classes[10].wsf, 123.456);
+        /* version 1: a class stands for both kinds; no huge pages known */
+        assert_true(l.classes[LEARN_BASE][10].known);
+        assert_close(l.classes[LEARN_BASE][10].wsf, 123.456);
+        assert_true(l.classes[LEARN_THP][10].known);
+        assert_close(l.classes[LEARN_THP][10].wsf, 123.456);
         assert_int_equal(l.nr_history, 1);
         assert_close(l.history[0].min_margin_pages, -123);
+        assert_close(l.history[0].peak_thp_pages_per_sec, 0);
         assert_int_equal(l.history[0].stalls, 12);
+        /* version 3: each kind its own */
+        assert_int_equal(parse_text(&l, HEAD2 KSWAPD CLASS THP_CLASS EPISODE2, 0, err, sizeof(err)), 0);
+        assert_string_equal(err, "");
+        assert_close(l.classes[LEARN_BASE][10].wsf, 123.456);
+        assert_close(l.classes[LEARN_THP][10].wsf, 321);
+        assert_close(l.history[0].peak_thp_pages_per_sec, 200000);
+        assert_close(l.history[0].demand_pages, 1048576);
+        assert_int_equal(parse_text(&l, HEAD2 KSWAPD THP_CLASS, 0, err, sizeof(err)), 0);
+        assert_false(l.classes[LEARN_BASE][10].known);
+        assert_true(l.classes[LEARN_THP][10].known);
         /* leap days */
         assert_int_equal(parse_text(&l, HEAD "kswapd capacity_pages_per_sec 1.000 at 2028-02-29T00:00:00.000Z\n",
                                     0, err, sizeof(err)), 0);
@@ -278,9 +310,10 @@ static const struct bad bad_texts[] = {
         { "", "1: the text ends before its 'version' line" },
         { "# only a comment\n", "2: the text ends before its 'version' line" },
         { "version 1\nmachine managed_pages 5\n", "3: the text ends before its 'kswapd' line" },
-        { "version 2\n", "1: version 2; this memoptimizer reads version 1" },
-        { "version 0\n", "1: version 0; this memoptimizer reads version 1" },
-        { "version one\n", "1: version one; this memoptimizer reads version 1" },
+        { "version 2\n", "1: version 2; this memoptimizer reads versions 1 and 3" },
+        { "version 4\n", "1: version 4; this memoptimizer reads versions 1 and 3" },
+        { "version 0\n", "1: version 0; this memoptimizer reads versions 1 and 3" },
+        { "version one\n", "1: version one; this memoptimizer reads versions 1 and 3" },
         { "version 1", "1: no newline at its end: the text was cut short" },
         { HEAD "kswapd unknown", "4: no newline at its end" },
         { "VERSION 1\n", "1: expected the 'version' line, not 'VERSION'" },
@@ -334,6 +367,18 @@ static const struct bad bad_texts[] = {
         { HEAD KSWAPD "episode start 2026-11-23T12:40:58.000Z duration 12.345 peak_demand_pages_per_sec 262144.000 demand_pages 1048576.000 min_margin_pages -123.000 wsf_max 1000 stalls 12 extra 1\n",
           "5: expected 'episode start TIME duration X peak_demand_pages_per_sec X demand_pages X min_margin_pages X wsf_max N stalls N'" },
         { HEAD KSWAPD "a b c d e f g h i j k l m n o p q r s t u v w x y\n", "5: too many words" },
+        /* version 1 knew no kinds */
+        { HEAD KSWAPD THP_CLASS, "5: expected a 'class' or 'episode' line, not 'thp_class'" },
+        { HEAD KSWAPD EPISODE2, "5: expected 'episode start TIME duration X peak_demand_pages_per_sec X demand_pages X" },
+        /* version 3 */
+        { HEAD2 KSWAPD EPISODE, "5: expected 'episode start TIME duration X peak_demand_pages_per_sec X peak_thp_pages_per_sec X demand_pages X" },
+        { HEAD2 KSWAPD THP_CLASS CLASS, "6: a 'class' line after a 'thp_class' line: class lines come first" },
+        { HEAD2 KSWAPD THP_CLASS THP_CLASS, "6: thp_class 10 after thp_class 10: classes come once each" },
+        { HEAD2 KSWAPD EPISODE2 THP_CLASS, "6: a 'thp_class' line after an 'episode' line" },
+        { HEAD2 KSWAPD "thp_class 24 wsf 1.000 episodes 1 stalled 0 updated 2026-11-23T12:41:10.123Z\n", "5: class 24 out of range (0 to 23)" },
+        { HEAD2 KSWAPD "bogus 1\n", "5: expected a 'class', 'thp_class' or 'episode' line, not 'bogus'" },
+        { HEAD2 KSWAPD "episode start 2026-11-23T12:40:58.000Z duration 12.345 peak_demand_pages_per_sec 262144.000 peak_thp_pages_per_sec -1.000 demand_pages 1048576.000 min_margin_pages -123.000 wsf_max 1000 stalls 12\n",
+          "5: peak_thp_pages_per_sec -1.000 out of range" },
 };
 
 static void bad_texts_refused(void **state)
@@ -389,9 +434,10 @@ static void bounds_refused(void **state)
 }
 
 /* Files written by version 1 (tests/fixtures/learned/, learn_format()'s
- * output when the format was made) are read by every later memoptimizer,
- * and written again byte for byte: a change of the format that needs a new
- * LEARN_VERSION fails here first. */
+ * output when that format was made) are read by every later memoptimizer:
+ * each class stands for both kinds, no episode's huge pages are known, and
+ * the state is written again as the current version, which reads back the
+ * same. */
 static void version_1_files(void **state)
 {
         (void)state;
@@ -407,14 +453,44 @@ static void version_1_files(void **state)
         for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
                 char *text = fixture_text(files[i].name), *again, err[256] = "";
                 assert_non_null(text);
-                struct learned l;
+                struct learned l, back;
                 assert_int_equal(parse_text(&l, text, BOOT_WALL, err, sizeof(err)), 0);
                 assert_int_equal(l.managed_pages, files[i].managed);
-                size_t known = 0;
+                assert_int_equal(learn_nr_classes(&l), 2 * files[i].classes);
                 for (int c = 0; c < LEARN_CLASSES; c++)
-                        known += l.classes[c].known;
-                assert_int_equal(known, files[i].classes);
+                        assert_memory_equal(&l.classes[LEARN_BASE][c], &l.classes[LEARN_THP][c],
+                                            sizeof(l.classes[0][0]));
                 assert_int_equal(l.nr_history, files[i].episodes);
+                for (size_t k = 0; k < l.nr_history; k++)
+                        assert_true(l.history[k].peak_thp_pages_per_sec == 0);
+                assert_int_equal(learn_format(&l, BOOT_WALL, &again), 0);
+                assert_non_null(strstr(again, "\nversion 3\n"));
+                assert_int_equal(parse_text(&back, again, BOOT_WALL, err, sizeof(err)), 0);
+                assert_same(&back, &l);
+                free(again);
+                free(text);
+        }
+}
+
+/* Files written by version 3 (tests/fixtures/learned/: learnt_n() of 0, 3
+ * and 40 episodes, formatted when the format was made) are read by every
+ * later memoptimizer and written again byte for byte: a change of the
+ * format that needs a new LEARN_VERSION fails here first. */
+static void version_3_files(void **state)
+{
+        (void)state;
+        static const struct {
+                const char *name;
+                int episodes;
+        } files[] = { { "learned/v3-empty", 0 }, { "learned/v3-three", 3 }, { "learned/v3-full", 40 } };
+        for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+                char *text = fixture_text(files[i].name), *again, err[256] = "";
+                assert_non_null(text);
+                struct learned l, want;
+                assert_int_equal(parse_text(&l, text, BOOT_WALL, err, sizeof(err)), 0);
+                learnt_n(&want, files[i].episodes);
+                want.dirty = false;
+                assert_same(&l, &want);
                 assert_int_equal(learn_format(&l, BOOT_WALL, &again), 0);
                 assert_string_equal(again, text);
                 free(again);
@@ -461,7 +537,7 @@ static void survives_a_restart(void **state)
         struct learned *la = engine_learned(&a.e);
         assert_int_equal(la->nr_history, 1);
         assert_true(la->dirty);
-        long need = learn_wsf_for(la, 600000, 6000000);
+        long need = learn_wsf_for(la, LEARN_BASE, 600000, 6000000);
         assert_true(need > 10);
         char *text, err[256] = "";
         assert_int_equal(learn_format(la, BOOT_WALL, &text), 0);
@@ -490,6 +566,7 @@ int main(void)
                 cmocka_unit_test(bad_texts_refused),
                 cmocka_unit_test(bounds_refused),
                 cmocka_unit_test(version_1_files),
+                cmocka_unit_test(version_3_files),
                 cmocka_unit_test(survives_a_restart),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

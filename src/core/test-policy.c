@@ -681,28 +681,73 @@ static void neighbour_class_borrowed(void **state)
 {
         (void)state;
         const uint64_t managed = 10000;
+        const enum learn_kind B = LEARN_BASE;
         struct learned l;
         learn_init(&l);
-        assert_int_equal(learn_wsf_for(&l, 128, managed), -1);
-        assert_int_equal(learn_class_for(&l, 128, managed), -1);
-        l.classes[9] = (struct learn_class){ .known = true, .wsf = 431.5, .episodes = 1 };
-        assert_int_equal(learn_wsf_for(&l, 600, managed), 432);         /* its own, rounded up */
-        assert_int_equal(learn_class_for(&l, 600, managed), 9);
-        assert_int_equal(learn_wsf_for(&l, 300, managed), 432);         /* one above */
-        assert_int_equal(learn_wsf_for(&l, 128, managed), 432);         /* two above */
-        assert_int_equal(learn_class_for(&l, 128, managed), 9);
-        assert_int_equal(learn_wsf_for(&l, 127, managed), -1);          /* three: none */
-        assert_int_equal(learn_class_for(&l, 127, managed), -1);
-        assert_int_equal(learn_wsf_for(&l, 1100, managed), 432);        /* one below */
-        assert_int_equal(learn_class_for(&l, 2100, managed), 9);        /* two below */
-        assert_int_equal(learn_class_for(&l, 4100, managed), -1);
-        l.classes[7] = (struct learn_class){ .known = true, .wsf = 100, .episodes = 1 };
-        assert_int_equal(learn_class_for(&l, 300, managed), 9);         /* above before below */
-        assert_int_equal(learn_wsf_for(&l, 170, managed), 100);         /* its own first */
-        assert_int_equal(learn_class_for(&l, 170, managed), 7);
-        assert_int_equal(learn_class_wsf(&l, 8), -1);                    /* not known */
-        assert_int_equal(learn_class_wsf(&l, -1), -1);
-        assert_int_equal(learn_class_wsf(&l, LEARN_CLASSES), -1);
+        assert_int_equal(learn_wsf_for(&l, B, 128, managed), -1);
+        assert_int_equal(learn_class_for(&l, B, 128, managed).class, -1);
+        l.classes[B][9] = (struct learn_class){ .known = true, .wsf = 431.5, .episodes = 1 };
+        assert_int_equal(learn_wsf_for(&l, B, 600, managed), 432);      /* its own, rounded up */
+        assert_int_equal(learn_class_for(&l, B, 600, managed).class, 9);
+        assert_int_equal(learn_wsf_for(&l, B, 300, managed), 432);      /* one above */
+        assert_int_equal(learn_wsf_for(&l, B, 128, managed), 432);      /* two above */
+        assert_int_equal(learn_class_for(&l, B, 128, managed).class, 9);
+        assert_int_equal(learn_wsf_for(&l, B, 127, managed), -1);       /* three: none */
+        assert_int_equal(learn_class_for(&l, B, 127, managed).class, -1);
+        assert_int_equal(learn_wsf_for(&l, B, 1100, managed), 432);     /* one below */
+        assert_int_equal(learn_class_for(&l, B, 2100, managed).class, 9);       /* two below */
+        assert_int_equal(learn_class_for(&l, B, 4100, managed).class, -1);
+        l.classes[B][7] = (struct learn_class){ .known = true, .wsf = 100, .episodes = 1 };
+        assert_int_equal(learn_class_for(&l, B, 300, managed).class, 9);        /* above before below */
+        assert_int_equal(learn_wsf_for(&l, B, 170, managed), 100);      /* its own first */
+        assert_int_equal(learn_class_for(&l, B, 170, managed).class, 7);
+        assert_int_equal(learn_class_wsf(&l, (struct learn_key){ B, 8 }), -1);  /* not known */
+        assert_int_equal(learn_class_wsf(&l, (struct learn_key){ B, -1 }), -1);
+        assert_int_equal(learn_class_wsf(&l, (struct learn_key){ B, LEARN_CLASSES }), -1);
+        assert_int_equal(learn_class_wsf(&l, (struct learn_key){ LEARN_KINDS, 7 }), -1);
+}
+
+/* The two kinds are learnt apart: a THP episode teaches the THP classes
+ * only, and a demand of either kind takes its own kind's value -- the
+ * other kind's only where its own knows no class within the neighbours. */
+static void kinds_learnt_apart(void **state)
+{
+        (void)state;
+        struct learned l;
+        learn_init(&l);
+        int c = learn_class_of(600000, MANAGED);
+        struct episode_stats e = {
+                .start = 0, .end = 3, .peak_demand_pages_per_sec = 600000, .peak_thp_pages_per_sec = 400000,
+                .demand_pages = 1500000, .min_margin_pages = 44000, .gap_pages = 372600, .wsf_max = 621,
+                .direct_pages = 60000, .allocstalls = 10, .managed_pages = MANAGED,
+        };
+        assert_int_equal(learn_kind_of(600000, 400000), LEARN_THP);
+        assert_int_equal(learn_kind_of(600000, 200000), LEARN_BASE);
+        assert_int_equal(learn_kind_of(0, 0), LEARN_BASE);
+        learn_episode(&l, &e);
+        assert_true(l.classes[LEARN_THP][c].known);
+        assert_false(l.classes[LEARN_BASE][c].known);
+        long thp = learn_wsf_for(&l, LEARN_THP, 600000, MANAGED);
+        assert_true(thp > 621);
+        /* a base demand borrows it while its own kind knows nothing near */
+        struct learn_key k = learn_class_for(&l, LEARN_BASE, 600000, MANAGED);
+        assert_int_equal(k.kind, LEARN_THP);
+        assert_int_equal(k.class, c);
+        /* a base episode of the class that needed less, used 100 of its gap */
+        e.peak_thp_pages_per_sec = 0;
+        e.wsf_max = 100;
+        e.direct_pages = 0;
+        e.allocstalls = 0;
+        e.gap_pages = 60000;
+        e.min_margin_pages = 40000;
+        learn_episode(&l, &e);
+        assert_true(l.classes[LEARN_BASE][c].known);
+        long base = learn_wsf_for(&l, LEARN_BASE, 600000, MANAGED);
+        assert_true(base < thp);
+        assert_int_equal(learn_wsf_for(&l, LEARN_THP, 600000, MANAGED), thp);  /* untouched */
+        assert_int_equal(learn_class_for(&l, LEARN_BASE, 600000, MANAGED).kind, LEARN_BASE);
+        assert_int_equal(l.history[1].peak_thp_pages_per_sec, 0);
+        assert_true(l.history[0].peak_thp_pages_per_sec == 400000);
 }
 
 /* kswapd's best rate counts half after a day, a quarter after two, and
@@ -738,14 +783,19 @@ static uint64_t gentle_dip(int t)
         return t >= 5 && t <= 7 ? at[t - 5] : 2000000;
 }
 
-/* What the class of a 600000 pages/s episode needs: the learner's own
- * rule, computed here from its numbers. */
-static long class_wsf(const struct sim *s)
+/* What the class of a 600000 pages/s episode of a kind needs: the
+ * learner's own rule, computed here from its numbers. */
+static long kind_class_wsf(const struct sim *s, enum learn_kind kind)
 {
         int c = learn_class_of(600000, MANAGED);
         assert_true(c >= 0);
-        assert_true(s->e.policy.learned.classes[c].known);
-        return (long)ceil(s->e.policy.learned.classes[c].wsf);
+        assert_true(s->e.policy.learned.classes[kind][c].known);
+        return (long)ceil(s->e.policy.learned.classes[kind][c].wsf);
+}
+
+static long class_wsf(const struct sim *s)
+{
+        return kind_class_wsf(s, LEARN_BASE);
 }
 
 /* The first episode raises by the shortfall (500, then 1000: a gap of
@@ -787,7 +837,7 @@ static void slower_kind_raised_to_a_faster_class(void **state)
         struct sim s;
         sim_init(&s, 10);
         int c = learn_class_of(600000, MANAGED);
-        s.e.policy.learned.classes[c + 2] = (struct learn_class){ .known = true, .wsf = 400, .episodes = 1 };
+        s.e.policy.learned.classes[LEARN_BASE][c + 2] = (struct learn_class){ .known = true, .wsf = 400, .episodes = 1 };
         s.e.policy.learned.managed_pages = MANAGED;
         struct decision d;
         assert_int_equal(run(&s, 0, 5, gentle_dip, NULL, true, &d), 5);
@@ -808,13 +858,13 @@ static double shrunk(double wsf, long wsf_max)
         struct learned l;
         learn_init(&l);
         int c = learn_class_of(600000, MANAGED);
-        l.classes[c] = (struct learn_class){ .known = true, .wsf = wsf, .episodes = 1 };
+        l.classes[LEARN_BASE][c] = (struct learn_class){ .known = true, .wsf = wsf, .episodes = 1 };
         struct episode_stats e = {
                 .start = 0, .end = 3, .peak_demand_pages_per_sec = 600000, .demand_pages = 1500000,
                 .min_margin_pages = 60000, .gap_pages = 60000, .wsf_max = wsf_max, .managed_pages = MANAGED,
         };
         learn_episode(&l, &e);
-        return l.classes[c].wsf;
+        return l.classes[LEARN_BASE][c].wsf;
 }
 
 static void raised_class_kept_at_the_floor(void **state)
@@ -843,15 +893,15 @@ static long learnt_after_stall(double margin, double known)
         learn_init(&l);
         int c = learn_class_of(600000, MANAGED);
         if (known > 0)
-                l.classes[c] = (struct learn_class){ .known = true, .wsf = known, .episodes = 1 };
+                l.classes[LEARN_BASE][c] = (struct learn_class){ .known = true, .wsf = known, .episodes = 1 };
         struct episode_stats e = {
                 .start = 0, .end = 3, .peak_demand_pages_per_sec = 600000, .demand_pages = 1500000,
                 .min_margin_pages = margin, .gap_pages = 372600, .wsf_max = 621,
                 .direct_pages = 60000, .allocstalls = 10, .managed_pages = MANAGED,
         };
         learn_episode(&l, &e);
-        assert_int_equal(l.classes[c].stalled, 1);
-        return learn_wsf_for(&l, 600000, MANAGED);
+        assert_int_equal(l.classes[LEARN_BASE][c].stalled, 1);
+        return learn_wsf_for(&l, LEARN_BASE, 600000, MANAGED);
 }
 
 static void learned_size_grows_after_stall(void **state)
@@ -879,7 +929,7 @@ static void few_stalls_teach_in_proportion(void **state)
         struct sim s;
         sim_init(&s, 10);
         int c = learn_class_of(200000, MANAGED);
-        s.e.policy.learned.classes[c] = (struct learn_class){ .known = true, .wsf = 100, .episodes = 2 };
+        s.e.policy.learned.classes[LEARN_THP][c] = (struct learn_class){ .known = true, .wsf = 100, .episodes = 2 };
         s.e.policy.learned.managed_pages = MANAGED;
         struct decision d;
         struct vmstat vm = { 0 };
@@ -902,8 +952,8 @@ static void few_stalls_teach_in_proportion(void **state)
         }
         assert_true(ended);
         assert_int_equal(d.episode.allocstalls, 6);
-        assert_true(s.e.policy.learned.classes[c].stalled >= 1);
-        assert_int_equal((long)ceil(s.e.policy.learned.classes[c].wsf), 100);
+        assert_true(s.e.policy.learned.classes[LEARN_THP][c].stalled >= 1);
+        assert_int_equal((long)ceil(s.e.policy.learned.classes[LEARN_THP][c].wsf), 100);
         sim_free(&s);
 }
 
@@ -945,7 +995,7 @@ static void late_spike_not_learnt_as_onset(void **state)
         }
         assert_true(ended);
         assert_int_equal(d.episode.allocstalls, 1);
-        assert_int_equal(class_wsf(&s), 334);
+        assert_int_equal(kind_class_wsf(&s, LEARN_THP), 334);
         sim_free(&s);
 }
 
@@ -1168,7 +1218,7 @@ static long learnt_after_squeeze(uint64_t compact_stalls)
                         assert_int_equal(d.reason, WSF_KEEP);
         }
         assert_false(s.e.policy.episodes.active);
-        long w = learn_wsf_for(&s.e.policy.learned, 4980000, MANAGED);
+        long w = learn_wsf_for(&s.e.policy.learned, LEARN_BASE, 4980000, MANAGED);
         sim_free(&s);
         return w;
 }
@@ -2006,6 +2056,7 @@ int main(void)
                 cmocka_unit_test(libm_stand_ins),
                 cmocka_unit_test(learn_class_boundaries),
                 cmocka_unit_test(neighbour_class_borrowed),
+                cmocka_unit_test(kinds_learnt_apart),
                 cmocka_unit_test(kswapd_capacity_halves_per_day),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

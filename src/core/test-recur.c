@@ -43,6 +43,14 @@ static void steady_train_anticipated(void **state)
         struct recurrence r;
         recur_find(&l, MANAGED, 125, &r);
         assert_pattern(&r, 10, 130, 3, BURST);
+        assert_int_equal(r.kind, LEARN_BASE);
+        /* a train of huge-page bursts is expected as its kind: its raise
+         * is the THP classes' value (learn.h) */
+        for (size_t i = 0; i < 3; i++)
+                l.history[i].peak_thp_pages_per_sec = BURST * 0.9;
+        recur_find(&l, MANAGED, 125, &r);
+        assert_pattern(&r, 10, 130, 3, BURST);
+        assert_int_equal(r.kind, LEARN_THP);
 }
 
 static void two_episodes_are_no_pattern(void **state)

@@ -317,6 +317,22 @@ static void decision_why_round_trip(void **state)
         free(old);
         td.d.reclaim_capped = false;
 
+        /* a demand mostly of huge pages (0.4.13); absent before it: read
+         * as base pages, as every class was then */
+        td.d.demand_kind = LEARN_THP;
+        free(line);
+        line = line_of(trace_decision_line(&td), &len);
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        assert_int_equal(d->demand_kind, LEARN_THP);
+        old = strdup(line);
+        assert_non_null(old);
+        cut_out(old, ",\"demand_thp\":true");
+        assert_null(strstr(old, "demand_thp"));
+        assert_int_equal(trace_parse_line(old, strlen(old), &rec, err, sizeof(err)), 0);
+        assert_int_equal(rec.decision.d.demand_kind, LEARN_BASE);
+        free(old);
+        td.d.demand_kind = LEARN_BASE;
+
         /* as 0.2 wrote it: no "thp_cover", the huge pages covered as long
          * as the rest */
         char *copy = strdup(line);

@@ -233,6 +233,7 @@ static json_object *why_json(int *err, const struct decision *d)
         json_put(err, w, "paced", json_object_new_boolean(d->paced));
         json_put(err, w, "reclaim_capped", json_object_new_boolean(d->reclaim_capped));
         json_put(err, w, "demand_class", json_object_new_int(d->demand_class));
+        json_put(err, w, "demand_thp", json_object_new_boolean(d->demand_kind == LEARN_THP));
         json_put(err, w, "learned_wsf", json_object_new_int64(d->learned_wsf));
         json_put(err, w, "recur_episodes", json_object_new_int64(d->recur.episodes));
         for (size_t i = 0; i < ARRAY_SIZE(decision_why_numbers); i++)
@@ -647,6 +648,11 @@ static int parse_why(json_object *o, struct trace_decision *td, const struct per
         if (json_object_object_get_ex(w, "reclaim_capped", NULL) &&
             (r = get_bool(w, "reclaim_capped", &d->reclaim_capped, e)) < 0)
                 return r;
+        /* Later still (0.4.13): before it classes had no kind. */
+        bool thp = false;
+        if (json_object_object_get_ex(w, "demand_thp", NULL) && (r = get_bool(w, "demand_thp", &thp, e)) < 0)
+                return r;
+        d->demand_kind = thp ? LEARN_THP : LEARN_BASE;
         d->demand_class = (int)class;
         d->learned_wsf = (long)learned;
         d->recur.episodes = (unsigned)episodes;

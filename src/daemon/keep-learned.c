@@ -22,17 +22,9 @@ static double wall_offset(void)
         return clock_secs(CLOCK_REALTIME) - clock_secs(CLOCK_MONOTONIC);
 }
 
-static size_t nr_classes(const struct learned *l)
-{
-        size_t n = 0;
-        for (int c = 0; c < LEARN_CLASSES; c++)
-                n += l->classes[c].known;
-        return n;
-}
-
 static bool nothing_learnt(const struct learned *l)
 {
-        return !l->managed_pages && !l->nr_history && !(l->kswapd_capacity_pages_per_sec > 0) && !nr_classes(l);
+        return !l->managed_pages && !l->nr_history && !(l->kswapd_capacity_pages_per_sec > 0) && !learn_nr_classes(l);
 }
 
 /* The file was removed (`memoptimizer forget`, rm) or its directory was:
@@ -41,7 +33,7 @@ static void forget(struct keeper *k, const char *what)
 {
         if (!nothing_learnt(k->l))
                 log_msg(k->log, LOG_NOTICE, "%s/" LEARN_FILE " %s: forgetting what was learnt (%zu classes, %zu episodes)",
-                        k->dir, what, nr_classes(k->l), k->l->nr_history);
+                        k->dir, what, learn_nr_classes(k->l), k->l->nr_history);
         learn_init(k->l);
 }
 
@@ -81,7 +73,7 @@ void keeper_start(struct keeper *k, sd_event *e, const char *dir, struct learned
                 if (l->kswapd_capacity_pages_per_sec > 0)
                         format_rate(rate, sizeof(rate), l->kswapd_capacity_pages_per_sec);
                 log_msg(log, LOG_INFO, "learnt state read from %s/" LEARN_FILE ": %zu classes, %zu episodes, kswapd %s",
-                        dir, nr_classes(l), l->nr_history, rate);
+                        dir, learn_nr_classes(l), l->nr_history, rate);
         } else if (r == -ENOENT) {
                 log_msg(log, LOG_DEBUG, "nothing learnt yet (no %s/" LEARN_FILE ")", dir);
         } else {

@@ -80,6 +80,12 @@ static void format_due(char *buf, size_t size, double due_in)
                 snprintf(buf, size, "is due in %.1f s", due_in);
 }
 
+/* "THP " for a class of episodes mostly in huge pages (learn.h). */
+static const char *kind_prefix(enum learn_kind kind)
+{
+        return kind == LEARN_THP ? "THP " : "";
+}
+
 void report_reason(char *buf, size_t size, const struct decision *d)
 {
         char ksw[32], peak[32], drain[32], direct[32], thp[32], due[48];
@@ -99,14 +105,17 @@ void report_reason(char *buf, size_t size, const struct decision *d)
                                  drain, peak, d->cover);
                 break;
         case WSF_RAISE_LEARNED:
-                /* a class not seen borrows a neighbour's value: say whose */
-                if (d->learned_above != 0)
-                        snprintf(buf, size, "a pressure episode of a kind not seen (demand %s, class %d), %s than earlier ones (class %d): what they needed, %ld",
-                                 drain, d->demand_class, d->learned_above > 0 ? "slower" : "faster",
+                /* a class not seen borrows a neighbour's value, or the
+                 * other kind's: say whose */
+                if (d->learned_above != 0 || d->learned_kind != d->demand_kind)
+                        snprintf(buf, size, "a pressure episode of a kind not seen (demand %s, %sclass %d), %s earlier ones (%sclass %d): what they needed, %ld",
+                                 drain, kind_prefix(d->demand_kind), d->demand_class,
+                                 d->learned_above > 0 ? "slower than" : d->learned_above < 0 ? "faster than" :
+                                 "in other pages than", kind_prefix(d->learned_kind),
                                  d->demand_class + d->learned_above, d->learned_wsf);
                 else
-                        snprintf(buf, size, "a pressure episode like earlier ones (demand %s, class %d): they needed %ld",
-                                 drain, d->demand_class, d->learned_wsf);
+                        snprintf(buf, size, "a pressure episode like earlier ones (demand %s, %sclass %d): they needed %ld",
+                                 drain, kind_prefix(d->demand_kind), d->demand_class, d->learned_wsf);
                 break;
         case WSF_RAISE_RECUR:
                 snprintf(buf, size, "a recurring pressure episode (every %.1f s, %u in a row) %s; its kind needs %ld",
@@ -200,14 +209,18 @@ size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct dec
         field(&fs, "RECLAIM_PAGES_PER_SEC", 0, d->reclaim);
         if (d->reason == WSF_RAISE_FORECAST)
                 field(&fs, "COVER_SECONDS", 3, d->cover);
-        if (d->demand_class >= 0)
+        if (d->demand_class >= 0) {
                 field(&fs, "DEMAND_CLASS", 0, d->demand_class);
+                field_str(&fs, "DEMAND_KIND", d->demand_kind == LEARN_THP ? "thp" : "base");
+        }
         if (d->learned_wsf >= 0)
                 field(&fs, "LEARNED_WSF", 0, (double)d->learned_wsf);
         /* only with raise-learned, which has no COVER_SECONDS: within
          * REPORT_FIELDS_MAX */
-        if (d->reason == WSF_RAISE_LEARNED && d->learned_above != 0)
+        if (d->reason == WSF_RAISE_LEARNED && (d->learned_above != 0 || d->learned_kind != d->demand_kind)) {
                 field(&fs, "LEARNED_CLASS", 0, d->demand_class + d->learned_above);
+                field_str(&fs, "LEARNED_KIND", d->learned_kind == LEARN_THP ? "thp" : "base");
+        }
         if (d->paced)
                 field(&fs, "PACE_FLOOR", 0, POLICY_PACE_FLOOR);
         if (d->reclaim_capped) {

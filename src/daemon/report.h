@@ -53,10 +53,10 @@ void report_hold_message(char *msg, size_t size, const struct decision *d);
 void report_wake_message(char *msg, size_t size, const struct wake_pulse *p, long page_size, bool acting);
 
 /* The journal fields of a scale-factor decision, as report_wsf() sends
- * them; how many. REPORT_FIELDS_MAX holds the most one can have (20: a
+ * them; how many. REPORT_FIELDS_MAX holds the most one can have (21: a
  * forecast raise for a zone, of a learnt class, lifted towards the pace
  * floor and held to what kswapd could reclaim). */
-#define REPORT_FIELDS_MAX 20
+#define REPORT_FIELDS_MAX 21
 size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct decision *d, bool acting);
 
 /* Pages per second as a person reads it: "1.2 GB/s". */

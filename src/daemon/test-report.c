@@ -67,6 +67,15 @@ static void raise_by_neighbour(const struct logger *l)
         d.wsf_new = d.learned_wsf = 100;
         d.learned_above = -1;
         report_wsf(l, &d, true);
+        /* of huge pages, sized by what base-page episodes of its class needed */
+        d.wsf_new = d.learned_wsf = 151;
+        d.learned_above = 0;
+        d.demand_kind = LEARN_THP;
+        report_wsf(l, &d, true);
+        /* and once its kind has learnt the class */
+        d.learned_kind = LEARN_THP;
+        d.wsf_new = d.learned_wsf = 120;
+        report_wsf(l, &d, true);
 }
 
 static void episode_over(const struct logger *l)
@@ -235,7 +244,7 @@ static void fields_all_kept(void **state)
         };
         struct log_field f[REPORT_FIELDS_MAX];
         size_t n = report_wsf_fields(f, &d, true);
-        assert_int_equal(n, 18);
+        assert_int_equal(n, 19);
         assert_string_equal(field_value(f, n, "STALLS"), "7");
         assert_string_equal(field_value(f, n, "PACE_FLOOR"), "100");
         assert_string_equal(field_value(f, n, "LEARNED_WSF"), "40");
@@ -277,9 +286,18 @@ static void learned_class_field(void **state)
         d.learned_above = -1;
         n = report_wsf_fields(f, &d, true);
         assert_string_equal(field_value(f, n, "LEARNED_CLASS"), "6");
+        assert_string_equal(field_value(f, n, "DEMAND_KIND"), "base");
+        assert_string_equal(field_value(f, n, "LEARNED_KIND"), "base");
         d.learned_above = 0;
         n = report_wsf_fields(f, &d, true);
         assert_null(field_value(f, n, "LEARNED_CLASS"));
+        assert_null(field_value(f, n, "LEARNED_KIND"));
+        /* its own class, of the other kind */
+        d.demand_kind = LEARN_THP;
+        n = report_wsf_fields(f, &d, true);
+        assert_string_equal(field_value(f, n, "DEMAND_KIND"), "thp");
+        assert_string_equal(field_value(f, n, "LEARNED_CLASS"), "7");
+        assert_string_equal(field_value(f, n, "LEARNED_KIND"), "base");
         d.learned_above = 2;
         d.reason = WSF_RAISE_FORECAST;
         n = report_wsf_fields(f, &d, true);
@@ -301,6 +319,10 @@ static void lines(void **state)
                                     "class 7), slower than earlier ones (class 9): what they needed, 432\n"));
         assert_non_null(strstr(out, "10 -> 100 at onset: a pressure episode of a kind not seen (demand 344 MB/s, "
                                     "class 7), faster than earlier ones (class 6): what they needed, 100\n"));
+        assert_non_null(strstr(out, "10 -> 151 at onset: a pressure episode of a kind not seen (demand 344 MB/s, "
+                                    "THP class 7), in other pages than earlier ones (class 7): what they needed, 151\n"));
+        assert_non_null(strstr(out, "10 -> 120 at onset: a pressure episode like earlier ones (demand 344 MB/s, "
+                                    "THP class 7): they needed 120\n"));
         capture(raise_paced, out, sizeof(out));
         assert_non_null(strstr(out, "raise vm.watermark_scale_factor 10 -> 100 at onset: a pressure episode like "
                                     "earlier ones (demand 246 MB/s, class 6): they needed 40; lifted to the pace "

@@ -145,10 +145,10 @@ static void bad_files_refused(void **state)
         char cmd[1024];
         snprintf(cmd, sizeof(cmd), "head -c -1 '%s' > '%s.x' && mv '%s.x' '%s'", t->path, t->path, t->path, t->path);
         assert_int_equal(system(cmd), 0);
-        snprintf(want, sizeof(want), "%s:9: no newline at its end", t->path);
+        snprintf(want, sizeof(want), "%s:10: no newline at its end", t->path);
         refused(t, -EBADMSG, want);
         put(t->path, "version 2\n");
-        snprintf(want, sizeof(want), "%s:1: version 2; this memoptimizer reads version 1", t->path);
+        snprintf(want, sizeof(want), "%s:1: version 2; this memoptimizer reads versions 1 and 3", t->path);
         refused(t, -EBADMSG, want);
         put(t->path, "{\"json\": true}\n");
         refused(t, -EBADMSG, ":1: expected the 'version' line");
