@@ -653,6 +653,9 @@ static int parse_why(json_object *o, struct trace_decision *td, const struct per
         if (json_object_object_get_ex(w, "demand_thp", NULL) && (r = get_bool(w, "demand_thp", &thp, e)) < 0)
                 return r;
         d->demand_kind = thp ? LEARN_THP : LEARN_BASE;
+        /* where the value came from is not recorded: its own kind, as its
+         * own class (learned_above 0) */
+        d->learned_kind = d->demand_kind;
         d->demand_class = (int)class;
         d->learned_wsf = (long)learned;
         d->recur.episodes = (unsigned)episodes;
