@@ -105,7 +105,7 @@ static json_object *jclass(int *err, const struct learned *l, enum learn_kind ki
         const struct learn_class *k = &l->classes[kind][c];
         json_object *o = json_object_new_object();
         json_put(err, o, "class", json_object_new_int(c));
-        json_put(err, o, "kind", json_object_new_string(kind == LEARN_THP ? "thp" : "base"));
+        json_put(err, o, "kind", json_object_new_string(learn_kind_name(kind)));
         json_put_number(err, o, "min_peak_demand_pages_per_sec", class_demand(c, l->managed_pages),
                         LEARNED_DECIMALS);
         json_put_number(err, o, "wsf", k->wsf, LEARNED_DECIMALS);

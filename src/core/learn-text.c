@@ -336,11 +336,12 @@ static int parse_class(struct parser *p, struct learned *l, enum learn_kind kind
 
 static int parse_episode(struct parser *p, struct learned *l, char **tok, size_t ntok, double off)
 {
-        double v[8];
+        double v[sizeof(episode_fields) / sizeof(episode_fields[0])];
         if (p->version == 1) {
                 if (parse_fields(p, &episode_v1_line, tok, ntok, v) < 0)
                         return -EBADMSG;
-                memmove(&v[EPISODE_V1_THP + 1], &v[EPISODE_V1_THP], 4 * sizeof(v[0]));
+                memmove(&v[EPISODE_V1_THP + 1], &v[EPISODE_V1_THP],
+                        (episode_v1_line.nr_fields - EPISODE_V1_THP) * sizeof(v[0]));
                 v[EPISODE_V1_THP] = 0;  /* not known: taken as base pages */
         } else if (parse_fields(p, &episode_line, tok, ntok, v) < 0) {
                 return -EBADMSG;

@@ -58,7 +58,7 @@ enum learn_kind learn_kind_of(double pages_per_sec, double thp_pages_per_sec)
 
 const char *learn_kind_name(enum learn_kind kind)
 {
-        return kind == LEARN_THP ? "THP" : "base";
+        return kind == LEARN_THP ? "thp" : "base";
 }
 
 void learn_expire(struct learned *l, double now, uint64_t managed)

@@ -95,7 +95,7 @@ size_t learn_nr_classes(const struct learned *l);
 /* The kind of a demand of pages_per_sec of which thp_pages_per_sec were
  * huge pages. */
 enum learn_kind learn_kind_of(double pages_per_sec, double thp_pages_per_sec);
-/* "THP" or "base", for the log and the state file's readers. */
+/* "thp" or "base": the kind's name in status's JSON and the journal. */
 const char *learn_kind_name(enum learn_kind kind);
 
 /* Forget what is older than LEARN_MAX_AGE at `now`, and everything when the

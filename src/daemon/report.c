@@ -211,7 +211,7 @@ size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct dec
                 field(&fs, "COVER_SECONDS", 3, d->cover);
         if (d->demand_class >= 0) {
                 field(&fs, "DEMAND_CLASS", 0, d->demand_class);
-                field_str(&fs, "DEMAND_KIND", d->demand_kind == LEARN_THP ? "thp" : "base");
+                field_str(&fs, "DEMAND_KIND", learn_kind_name(d->demand_kind));
         }
         if (d->learned_wsf >= 0)
                 field(&fs, "LEARNED_WSF", 0, (double)d->learned_wsf);
@@ -219,7 +219,7 @@ size_t report_wsf_fields(struct log_field f[REPORT_FIELDS_MAX], const struct dec
          * REPORT_FIELDS_MAX */
         if (d->reason == WSF_RAISE_LEARNED && (d->learned_above != 0 || d->learned_kind != d->demand_kind)) {
                 field(&fs, "LEARNED_CLASS", 0, d->demand_class + d->learned_above);
-                field_str(&fs, "LEARNED_KIND", d->learned_kind == LEARN_THP ? "thp" : "base");
+                field_str(&fs, "LEARNED_KIND", learn_kind_name(d->learned_kind));
         }
         if (d->paced)
                 field(&fs, "PACE_FLOOR", 0, POLICY_PACE_FLOOR);
