@@ -237,6 +237,54 @@ static void cut_out(char *line, const char *what)
         memmove(at, at + n, rest + 1);
 }
 
+/* Where a learnt value came from (0.4.14): the class above or below the
+ * demand's, and the kind, read back; as 0.4.13 wrote it (not recorded),
+ * the demand's own class and kind, so replay does not print a recorded
+ * raise as borrowed; a class that is none, or a kind not true or false,
+ * refused. td: a THP demand of class 7. */
+static void decision_why_learned_from(struct trace_decision *td)
+{
+        struct trace_record rec = { 0 };
+        const struct decision *d = &rec.decision.d;
+        char err[200] = "";
+        size_t len;
+        td->d.learned_above = 2;
+        td->d.learned_kind = LEARN_BASE;
+        char *line = line_of(trace_decision_line(td), &len);
+        assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
+        assert_int_equal(d->learned_above, 2);
+        assert_int_equal(d->learned_kind, LEARN_BASE);
+        assert_int_equal(d->demand_kind, LEARN_THP);
+
+        char *old = strdup(line);
+        assert_non_null(old);
+        cut_out(old, ",\"learned_above\":2,\"learned_thp\":false");
+        assert_int_equal(trace_parse_line(old, strlen(old), &rec, err, sizeof(err)), 0);
+        assert_int_equal(d->learned_above, 0);
+        assert_int_equal(d->learned_kind, LEARN_THP);
+        free(old);
+
+        static const struct { const char *from, *to, *says; } bad[] = {
+                { "\"learned_above\":2", "\"learned_above\":17", "names no class" },  /* 7 + 17 */
+                { "\"learned_above\":2", "\"learned_above\":-8", "names no class" },
+                { "\"learned_above\":2", "\"learned_above\":99", "out of range" },
+                { "\"learned_thp\":false", "\"learned_thp\":0", "learned_thp" },
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                char edited[4096];
+                char *at = strstr(line, bad[i].from);
+                assert_non_null(at);
+                int n = snprintf(edited, sizeof(edited), "%.*s%s%s", (int)(at - line), line, bad[i].to,
+                                 at + strlen(bad[i].from));
+                assert_true(n > 0 && (size_t)n < sizeof(edited));
+                assert_true(trace_parse_line(edited, strlen(edited), &rec, err, sizeof(err)) < 0);
+                assert_non_null(strstr(err, bad[i].says));
+        }
+        trace_record_free(&rec);
+        free(line);
+        td->d.learned_above = 0;
+}
+
 /* What sized a raise (the "why", since 0.2) reads back, so a replay says
  * what the recording daemon said; a decision written before 0.2 has none
  * and says so; a "why" with a field missing is refused. */
@@ -320,14 +368,11 @@ static void decision_why_round_trip(void **state)
         /* a demand mostly of huge pages (0.4.13); absent before it: read
          * as base pages, as every class was then */
         td.d.demand_kind = LEARN_THP;
+        td.d.learned_kind = LEARN_THP;
         free(line);
         line = line_of(trace_decision_line(&td), &len);
         assert_int_equal(trace_parse_line(line, len, &rec, err, sizeof(err)), 0);
         assert_int_equal(d->demand_kind, LEARN_THP);
-        /* the kind the value came from is not recorded: taken as its own,
-         * as the class is (learned_above 0), so replay does not print a
-         * recorded raise as borrowed from the other kind */
-        assert_int_equal(d->learned_kind, LEARN_THP);
         old = strdup(line);
         assert_non_null(old);
         cut_out(old, ",\"demand_thp\":true");
@@ -335,7 +380,9 @@ static void decision_why_round_trip(void **state)
         assert_int_equal(trace_parse_line(old, strlen(old), &rec, err, sizeof(err)), 0);
         assert_int_equal(rec.decision.d.demand_kind, LEARN_BASE);
         free(old);
+        decision_why_learned_from(&td);
         td.d.demand_kind = LEARN_BASE;
+        td.d.learned_kind = LEARN_BASE;
 
         /* as 0.2 wrote it: no "thp_cover", the huge pages covered as long
          * as the rest */

@@ -235,6 +235,8 @@ static json_object *why_json(int *err, const struct decision *d)
         json_put(err, w, "demand_class", json_object_new_int(d->demand_class));
         json_put(err, w, "demand_thp", json_object_new_boolean(d->demand_kind == LEARN_THP));
         json_put(err, w, "learned_wsf", json_object_new_int64(d->learned_wsf));
+        json_put(err, w, "learned_above", json_object_new_int(d->learned_above));
+        json_put(err, w, "learned_thp", json_object_new_boolean(d->learned_kind == LEARN_THP));
         json_put(err, w, "recur_episodes", json_object_new_int64(d->recur.episodes));
         for (size_t i = 0; i < ARRAY_SIZE(decision_why_numbers); i++)
                 json_put_number(err, w, decision_why_numbers[i].name, dbl_get(d, decision_why_numbers[i].offset), 3);
@@ -609,6 +611,35 @@ static int get_bool(json_object *o, const char *key, bool *out, const struct per
         return 0;
 }
 
+/* Absent in older traces, each read as what those daemons did: "demand_thp"
+ * (0.4.13; before it classes had no kind) as base pages; "learned_above"
+ * and "learned_thp" (0.4.14; before them where a learnt value came from
+ * was not recorded) as the demand's own class and kind. */
+static int parse_why_learned(json_object *w, struct decision *d, const struct perr *e)
+{
+        bool thp = false;
+        int r;
+        if (json_object_object_get_ex(w, "demand_thp", NULL) && (r = get_bool(w, "demand_thp", &thp, e)) < 0)
+                return r;
+        d->demand_kind = thp ? LEARN_THP : LEARN_BASE;
+        bool learned_thp = thp;
+        if (json_object_object_get_ex(w, "learned_thp", NULL) &&
+            (r = get_bool(w, "learned_thp", &learned_thp, e)) < 0)
+                return r;
+        d->learned_kind = learned_thp ? LEARN_THP : LEARN_BASE;
+        int64_t above = 0;
+        if (json_object_object_get_ex(w, "learned_above", NULL) &&
+            (r = get_int(w, "learned_above", -(LEARN_CLASSES - 1), LEARN_CLASSES - 1, &above, e)) < 0)
+                return r;
+        /* the class it names must be one: the log prints its number */
+        int64_t from = d->demand_class + above;
+        if (above != 0 && (d->demand_class < 0 || from < 0 || from >= LEARN_CLASSES))
+                return fail(e, "\"learned_above\" %lld names no class from \"demand_class\" %d", (long long)above,
+                            d->demand_class);
+        d->learned_above = (int)above;
+        return 0;
+}
+
 /* The optional "why" of a decision: all its fields, or no "why" at all. */
 static int parse_why(json_object *o, struct trace_decision *td, const struct perr *e)
 {
@@ -648,15 +679,9 @@ static int parse_why(json_object *o, struct trace_decision *td, const struct per
         if (json_object_object_get_ex(w, "reclaim_capped", NULL) &&
             (r = get_bool(w, "reclaim_capped", &d->reclaim_capped, e)) < 0)
                 return r;
-        /* Later still (0.4.13): before it classes had no kind. */
-        bool thp = false;
-        if (json_object_object_get_ex(w, "demand_thp", NULL) && (r = get_bool(w, "demand_thp", &thp, e)) < 0)
-                return r;
-        d->demand_kind = thp ? LEARN_THP : LEARN_BASE;
-        /* where the value came from is not recorded: its own kind, as its
-         * own class (learned_above 0) */
-        d->learned_kind = d->demand_kind;
         d->demand_class = (int)class;
+        if ((r = parse_why_learned(w, d, e)) < 0)
+                return r;
         d->learned_wsf = (long)learned;
         d->recur.episodes = (unsigned)episodes;
         td->why_recorded = true;
