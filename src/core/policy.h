@@ -73,6 +73,13 @@ struct node_compaction {
         double blocks_at_last[ORDER_CAP];       /* free pages in blocks >= each order, then */
         uint32_t fell;                  /* orders (bit k) whose blocks fell by a useful
                                          * compaction's worth into the last sample */
+        /* the most free pages in blocks >= each order seen since
+         * peak_since, and in the half lead time before it: what a fill that
+         * takes the blocks over several intervals, each less than a useful
+         * share, has still taken */
+        double blocks_peak[ORDER_CAP];
+        double blocks_peak_before[ORDER_CAP];
+        double peak_since;              /* sample time */
 };
 
 /* Why raises are held back: a higher watermark would not help kswapd. */
