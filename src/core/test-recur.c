@@ -148,7 +148,7 @@ static void huge_and_base_pages_are_no_pattern(void **state)
         double starts[] = { 0, 23.7, 51.7 };
         double peaks[] = { 246347, 571940, 328000 };
         history(&l, starts, peaks, 3);
-        double thp[] = { 248570, 485285, 0 }, volume[] = { 299393, 1250414, 940508 };
+        const double thp[] = { 248570, 485285, 0 }, volume[] = { 299393, 1250414, 940508 };
         for (size_t i = 0; i < 3; i++) {
                 l.history[i].peak_thp_pages_per_sec = thp[i];
                 l.history[i].demand_pages = volume[i];
