@@ -106,8 +106,8 @@ static void put_kswapd(struct text *t, const struct learned *l, double wall_offs
 static void put_class(struct text *t, enum learn_kind kind, int c, const struct learn_class *k,
                       double wall_offset)
 {
-        put(t, "%s %d wsf %.3f episodes %u stalled %u updated ", kind == LEARN_THP ? "thp_class" : "class", c, clamp(k->wsf, 0, LEARN_WSF_MAX), k->episodes,
-            k->stalled < k->episodes ? k->stalled : k->episodes);
+        put(t, "%s %d wsf %.3f episodes %u stalled %u updated ", kind == LEARN_THP ? "thp_class" : "class", c,
+            clamp(k->wsf, 0, LEARN_WSF_MAX), k->episodes, k->stalled < k->episodes ? k->stalled : k->episodes);
         put_time(t, k->updated, wall_offset);
         put(t, "\n");
 }
@@ -161,6 +161,8 @@ struct field {
         bool bare;
         enum kind kind;
         double min, max;
+        int since;              /* the text version that added it (the version
+                                 * line's own: 0, read before any is known) */
 };
 
 struct line_spec {
@@ -169,28 +171,28 @@ struct line_spec {
         size_t nr_fields;
 };
 
-static const struct field version_fields[] = { { "version", true, NUMBER_WHOLE, 0, 1e9 } };
-static const struct field machine_fields[] = { { "managed_pages", false, NUMBER_WHOLE, 0, PAGES_MAX } };
+static const struct field version_fields[] = { { "version", true, NUMBER_WHOLE, 0, 1e9, 0 } };
+static const struct field machine_fields[] = { { "managed_pages", false, NUMBER_WHOLE, 0, PAGES_MAX, 1 } };
 static const struct field kswapd_fields[] = {
-        { "capacity_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
-        { "at", false, NUMBER_TIME, 0, UTC_MAX },
+        { "capacity_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX, 1 },
+        { "at", false, NUMBER_TIME, 0, UTC_MAX, 1 },
 };
 static const struct field class_fields[] = {
-        { "class", true, NUMBER_WHOLE, 0, LEARN_CLASSES - 1 },
-        { "wsf", false, NUMBER_FIXED, 0, LEARN_WSF_MAX },
-        { "episodes", false, NUMBER_WHOLE, 0, UINT32_MAX },
-        { "stalled", false, NUMBER_WHOLE, 0, UINT32_MAX },
-        { "updated", false, NUMBER_TIME, 0, UTC_MAX },
+        { "class", true, NUMBER_WHOLE, 0, LEARN_CLASSES - 1, 1 },
+        { "wsf", false, NUMBER_FIXED, 0, LEARN_WSF_MAX, 1 },
+        { "episodes", false, NUMBER_WHOLE, 0, UINT32_MAX, 1 },
+        { "stalled", false, NUMBER_WHOLE, 0, UINT32_MAX, 1 },
+        { "updated", false, NUMBER_TIME, 0, UTC_MAX, 1 },
 };
 static const struct field episode_fields[] = {
-        { "start", false, NUMBER_TIME, 0, UTC_MAX },
-        { "duration", false, NUMBER_FIXED, 0, SECS_MAX },
-        { "peak_demand_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
-        { "peak_thp_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
-        { "demand_pages", false, NUMBER_FIXED, 0, PAGES_MAX },
-        { "min_margin_pages", false, NUMBER_FIXED, -PAGES_MAX, PAGES_MAX },
-        { "wsf_max", false, NUMBER_WHOLE, 0, LEARN_WSF_MAX },
-        { "stalls", false, NUMBER_WHOLE, 0, PAGES_MAX },
+        { "start", false, NUMBER_TIME, 0, UTC_MAX, 1 },
+        { "duration", false, NUMBER_FIXED, 0, SECS_MAX, 1 },
+        { "peak_demand_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX, 1 },
+        { "peak_thp_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX, 3 },
+        { "demand_pages", false, NUMBER_FIXED, 0, PAGES_MAX, 1 },
+        { "min_margin_pages", false, NUMBER_FIXED, -PAGES_MAX, PAGES_MAX, 1 },
+        { "wsf_max", false, NUMBER_WHOLE, 0, LEARN_WSF_MAX, 1 },
+        { "stalls", false, NUMBER_WHOLE, 0, PAGES_MAX, 1 },
 };
 
 #define SPEC(kw, f) { kw, f, sizeof(f) / sizeof((f)[0]) }
@@ -199,18 +201,6 @@ static const struct line_spec machine_line = SPEC("machine", machine_fields);
 static const struct line_spec kswapd_line = SPEC("kswapd", kswapd_fields);
 static const struct line_spec class_line = SPEC("class", class_fields);
 static const struct line_spec episode_line = SPEC("episode", episode_fields);
-/* Version 1's episode line: without peak_thp_pages_per_sec (field 3). */
-#define EPISODE_V1_THP 3
-static const struct field episode_v1_fields[] = {
-        { "start", false, NUMBER_TIME, 0, UTC_MAX },
-        { "duration", false, NUMBER_FIXED, 0, SECS_MAX },
-        { "peak_demand_pages_per_sec", false, NUMBER_FIXED, 0, RATE_MAX },
-        { "demand_pages", false, NUMBER_FIXED, 0, PAGES_MAX },
-        { "min_margin_pages", false, NUMBER_FIXED, -PAGES_MAX, PAGES_MAX },
-        { "wsf_max", false, NUMBER_WHOLE, 0, LEARN_WSF_MAX },
-        { "stalls", false, NUMBER_WHOLE, 0, PAGES_MAX },
-};
-static const struct line_spec episode_v1_line = SPEC("episode", episode_v1_fields);
 
 struct parser {
         unsigned line;
@@ -234,7 +224,14 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
 }
 
 /* "class C wsf X ...": what a line of the spec looks like, for messages. */
-static void usage(const struct line_spec *s, char *buf, size_t size)
+/* Whether a text of `version` has the field (the version line itself is
+ * read before the version is known, as 0: it has no later fields). */
+static bool has_field(const struct field *f, int version)
+{
+        return f->since <= version;
+}
+
+static void usage(const struct line_spec *s, int version, char *buf, size_t size)
 {
         static const char *const placeholder[] = {
                 [NUMBER_WHOLE] = "N", [NUMBER_FIXED] = "X", [NUMBER_TIME] = "TIME"
@@ -242,6 +239,8 @@ static void usage(const struct line_spec *s, char *buf, size_t size)
         size_t n = (size_t)snprintf(buf, size, "%s", s->keyword);
         for (size_t i = 0; i < s->nr_fields && n < size; i++) {
                 const struct field *f = &s->fields[i];
+                if (!has_field(f, version))
+                        continue;
                 n += (size_t)snprintf(buf + n, size - n, "%s%s %s", f->bare ? "" : " ", f->bare ? "" : f->name,
                                       placeholder[f->kind]);
         }
@@ -280,16 +279,19 @@ static int parse_fields(struct parser *p, const struct line_spec *s, char **tok,
 {
         size_t want = 1;
         for (size_t i = 0; i < s->nr_fields; i++)
-                want += s->fields[i].bare ? 1 : 2;
+                if (has_field(&s->fields[i], p->version))
+                        want += s->fields[i].bare ? 1 : 2;
         bool ok = ntok == want;
         for (size_t i = 0, t = 1; ok && i < s->nr_fields; i++)
-                if (!s->fields[i].bare && strcmp(tok[t++], s->fields[i].name) != 0)
+                if (!has_field(&s->fields[i], p->version))
+                        v[i] = 0;       /* not in this version's text */
+                else if (!s->fields[i].bare && strcmp(tok[t++], s->fields[i].name) != 0)
                         ok = false;
                 else if (parse_value(p, &s->fields[i], tok[t++], &v[i]) < 0)
                         return -EBADMSG;
         if (!ok) {
                 char u[256];
-                usage(s, u, sizeof(u));
+                usage(s, p->version, u, sizeof(u));
                 return fail(p, "expected '%s'", u);
         }
         return 0;
@@ -336,16 +338,10 @@ static int parse_class(struct parser *p, struct learned *l, enum learn_kind kind
 
 static int parse_episode(struct parser *p, struct learned *l, char **tok, size_t ntok, double off)
 {
+        /* peak_thp_pages_per_sec is 0 in a version 1 text: taken as base pages */
         double v[sizeof(episode_fields) / sizeof(episode_fields[0])];
-        if (p->version == 1) {
-                if (parse_fields(p, &episode_v1_line, tok, ntok, v) < 0)
-                        return -EBADMSG;
-                memmove(&v[EPISODE_V1_THP + 1], &v[EPISODE_V1_THP],
-                        (episode_v1_line.nr_fields - EPISODE_V1_THP) * sizeof(v[0]));
-                v[EPISODE_V1_THP] = 0;  /* not known: taken as base pages */
-        } else if (parse_fields(p, &episode_line, tok, ntok, v) < 0) {
+        if (parse_fields(p, &episode_line, tok, ntok, v) < 0)
                 return -EBADMSG;
-        }
         if (l->nr_history == LEARN_HISTORY)
                 return fail(p, "more than %d episodes", LEARN_HISTORY);
         l->history[l->nr_history++] = (struct learn_episode){
