@@ -768,8 +768,11 @@ static void decide_compaction(struct policy_state *st, const struct policy_confi
                 /* one compaction at a time per node: the next waits for the last's judgement */
                 bool waiting = ns->pending && !judge_compaction(ns, cfg, f, n, d);
                 uint32_t fell = blocks_fell(ns, f, n);
-                /* orders whose blocks fell, then were let go of in single pages */
-                uint32_t taken = (fell | ns->fell | blocks_fell_within(ns, f, n)) & let_go_fragmented(ns, f, n);
+                /* orders whose blocks fell, then were let go of in single
+                 * pages; the fall within the lead time holds this
+                 * interval's (blocks_peak holds the last sample's blocks),
+                 * not always the one before it (measured to that sample) */
+                uint32_t taken = (ns->fell | blocks_fell_within(ns, f, n)) & let_go_fragmented(ns, f, n);
                 int k = order_to_compact(cfg, f, n, stalled, taken);
                 ns->confirmed = k >= 0 ? ns->confirmed + 1 : 0;
                 bool released = k >= 0 && (taken >> k & 1);
