@@ -331,10 +331,22 @@ static void text_daemon(FILE *out, const struct status_report *r)
         text_counters(out, json_get(l, "counters"));
 }
 
+/* One known class of the learned state, as a line. */
+static void text_class(FILE *out, const struct learned *l, enum learn_kind kind, int c)
+{
+        const struct learn_class *k = &l->classes[kind][c];
+        char rate[32], rate2[32], when[32];
+        format_rate(rate, sizeof(rate), class_demand(c, l->managed_pages));
+        format_rate(rate2, sizeof(rate2), class_demand(c + 1, l->managed_pages));
+        format_when(when, sizeof(when), k->updated);
+        fprintf(out, "  peak demand %s to %s%s: wsf %.0f, after %u episodes (%u stalled), the last %s\n", rate,
+                rate2, kind == LEARN_THP ? ", mostly huge pages" : "", dceil(k->wsf), k->episodes, k->stalled, when);
+}
+
 static void text_learned(FILE *out, const struct status_report *r)
 {
         const struct learned *l = &r->learned;
-        char when[32], rate[32], rate2[32];
+        char when[32], rate[32];
         if (r->learned_state == LEARNED_NONE) {
                 fprintf(out, "learnt: nothing yet (no %s)\n", r->learned_file);
                 return;
@@ -351,18 +363,10 @@ static void text_learned(FILE *out, const struct status_report *r)
                 format_when(when, sizeof(when), l->kswapd_updated);
                 fprintf(out, "  kswapd reclaimed up to %s (%s)\n", rate, when);
         }
-        for (int c = 0; c < LEARN_KINDS * LEARN_CLASSES; c++) {
-                enum learn_kind kind = c / LEARN_CLASSES;
-                const struct learn_class *k = &l->classes[kind][c % LEARN_CLASSES];
-                if (!k->known)
-                        continue;
-                format_rate(rate, sizeof(rate), class_demand(c % LEARN_CLASSES, l->managed_pages));
-                format_rate(rate2, sizeof(rate2), class_demand(c % LEARN_CLASSES + 1, l->managed_pages));
-                format_when(when, sizeof(when), k->updated);
-                fprintf(out, "  peak demand %s to %s%s: wsf %.0f, after %u episodes (%u stalled), the last %s\n",
-                        rate, rate2, kind == LEARN_THP ? ", mostly huge pages" : "", dceil(k->wsf), k->episodes,
-                        k->stalled, when);
-        }
+        for (int kind = 0; kind < LEARN_KINDS; kind++)
+                for (int c = 0; c < LEARN_CLASSES; c++)
+                        if (l->classes[kind][c].known)
+                                text_class(out, l, (enum learn_kind)kind, c);
         if (l->nr_history == 0)
                 return;
         const struct learn_episode *e = &l->history[l->nr_history - 1];
