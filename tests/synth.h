@@ -36,6 +36,15 @@ static inline void synth_fill(struct zone *z, const struct synth_zone *sz, long 
         zone_sum_orders(z, 11);
 }
 
+/* Zone `name` of node 0 with `free` pages, all at order 0, and the
+ * kernel's watermarks at `wsf`. */
+static inline void synth_named(struct zone *z, const char *name, uint64_t managed, uint64_t min, long wsf,
+                               uint64_t free)
+{
+        synth_fill(z, &(struct synth_zone){ .managed = managed, .wmark_min = min, .free_pages = free }, wsf);
+        strcpy(z->name, name);
+}
+
 /* Build a sample at time t from n zones; counters and meminfo from vm/mem. */
 static inline void synth_sample(struct sample *s, double t, long wsf, const struct synth_zone *zs,
                                 size_t n, const struct vmstat *vm, uint64_t reclaimable)

@@ -50,6 +50,7 @@ struct replay {
         size_t samples;
         struct score score;
         uint64_t prev_allocstall, prev_compact_stall;
+        struct meminfo prev_mem;
         /* the summary */
         size_t raises, lowers, adopts, compactions, backoffs;
         size_t onset_samples;           /* taken early by the recording daemon's fast path */
@@ -62,8 +63,9 @@ struct replay {
         size_t wakes;
 };
 
-/* DMA32's vm.lowmem_reserve_ratio for the pulses: a trace does not record
- * it, so the kernel's default is taken. */
+/* vm.lowmem_reserve_ratio of DMA and DMA32, for the pulses and for a
+ * node's room in the score: a trace does not record it, so the kernel's
+ * default is taken. */
 #define REPLAY_DMA32_RATIO 256
 
 static int action_of(const struct decision *d)
@@ -162,19 +164,25 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
                      d->reason == WSF_RAISE_STALL || d->reason == WSF_RAISE_RECUR;
         if (raise && z)
                 return score_raise(&rp->score, s->time, d->onset ? SCORE_ONSET : (int)d->reason, z->node,
-                                   z->name, (double)z->wmark_low, z->free_pages);
+                                   score_node_room(s, z->node, engine_baseline(&rp->engine), REPLAY_DMA32_RATIO));
         return 0;
 }
 
-/* What the workload took in the last interval, for score_taken(): what
- * its anonymous, shared and dirty memory grew by -- memory no clean
- * eviction gives back -- or, where the trace lacks those counters, the
- * fall of free memory less a clean fill of the page cache. */
-static double taken_pages(const struct forecast *f)
+/* What the workload took since the sample before, for score_taken():
+ * what its anonymous, shared and dirty memory grew by -- memory no clean
+ * eviction gives back -- less what it gave back, so that a train of bursts
+ * each freed before the next counts once; where the trace lacks those
+ * counters, the fall of free memory less a clean fill of the page cache
+ * (fc: the forecast of this sample, NULL when there is none). */
+static double taken_pages(const struct sample *s, const struct meminfo *before, const struct forecast *fc)
 {
+        if (s->mem.parts_known && before->parts_known)
+                return meminfo_held(&s->mem) - meminfo_held(before);
+        if (!fc)
+                return 0;
         struct pressure p;
-        pressure_of(f, &p);
-        return (p.held_pages_per_sec >= 0 ? p.held_pages_per_sec : pressure_taken(&p)) * f->dt;
+        pressure_of(fc, &p);
+        return pressure_taken(&p) * fc->dt;
 }
 
 /* Every series of this sample into the score. */
@@ -199,6 +207,12 @@ static int score_sample(struct replay *rp, const struct sample *s, bool fc)
                 r = score_point(&rp->score, SCORE_ORDER, z->node, z->name, s->time,
                                 (double)zone_free_at_order(z, s->nr_orders, k), (double)(1ull << k),
                                 zf ? zf->secs_to_exhaust[k] : INFINITY, zf != NULL);
+        }
+        for (size_t i = 0; i < s->nr_zones && r == 0; i++) {
+                int node = s->zones[i].node;
+                if (i == 0 || s->zones[i - 1].node != node)     /* once a node: its zones are listed together */
+                        score_room(&rp->score, s->time, node,
+                                   score_node_room(s, node, engine_baseline(&rp->engine), REPLAY_DMA32_RATIO));
         }
         return r;
 }
@@ -330,8 +344,8 @@ static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errs
                 score_stalls(&rp->score, s->time,
                              increase(rp->prev_allocstall, s->vm.allocstall) +
                              increase(rp->prev_compact_stall, s->vm.compact_stall));
-        if (rp->o.score && r == 1)
-                score_taken(&rp->score, s->time, taken_pages(&rp->engine.forecast));
+        if (rp->o.score && rp->samples > 0)
+                score_taken(&rp->score, s->time, taken_pages(s, &rp->prev_mem, r == 1 ? &rp->engine.forecast : NULL));
         if ((rp->o.score && score_sample(rp, s, r == 1) < 0) || (r == 1 && take_decision(rp, s, &d) < 0))
                 return -ENOMEM;
         struct wake_params wp = { .baseline = engine_baseline(&rp->engine), .lead = PULSE_LEAD_SECONDS,
@@ -347,6 +361,7 @@ static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errs
                 csv_row(rp, s, recorded, r == 1, &d);
         rp->prev_allocstall = s->vm.allocstall;
         rp->prev_compact_stall = s->vm.compact_stall;
+        rp->prev_mem = s->mem;
         rp->t_last = s->time;
         rp->samples++;
         return 0;
@@ -429,10 +444,10 @@ static void print_false_alarms(const struct replay *rp)
                 const struct score_raise *r = &rp->score.raises[i];
                 if (r->verdict != SCORE_FALSE_ALARM)
                         continue;
-                fprintf(rp->out, "%+8.1f s  %s for node%d %s: false alarm (free memory stayed above its low of %.0f MB and nothing stalled for %.3g s)\n",
+                fprintf(rp->out, "%+8.1f s  %s for node%d: false alarm (at the baseline its zones kept at least %.0f MB above their lows, and nothing stalled, for %.3g s)\n",
                         r->t - rp->t0,
                         r->reason == SCORE_ONSET ? "raise at onset" : wsf_reason_str((enum wsf_reason)r->reason),
-                        r->node, r->name, r->level * mb, rp->score.horizon);
+                        r->node, r->least * mb, rp->score.horizon);
         }
 }
 
@@ -454,7 +469,7 @@ static int print_score(struct replay *rp)
         } else {
                 fprintf(o, "  lead time, predicted time error: none (no crossing was seen coming)\n");
         }
-        fprintf(o, "  false alarms: %zu of %zu raises; %zu more held (free memory stayed above low, but the workload took more than was above it); %zu not judged (the trace ends within the horizon)\n",
+        fprintf(o, "  false alarms: %zu of %zu raises; %zu more held (the node kept room above its lows, but the workload took more than it had); %zu not judged (the trace ends within the horizon)\n",
                 m.false_alarms, m.raises, m.held, m.unjudged);
         static const int judged[] = { WSF_RAISE_FORECAST, WSF_RAISE_LEARNED, WSF_RAISE_RECUR,
                                       WSF_RAISE_STALL, SCORE_ONSET };

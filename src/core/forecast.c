@@ -189,8 +189,7 @@ static void rates(const struct window *w, struct forecast *f)
                               (double)(prev->mem.active_file + prev->mem.inactive_file);
                 double dirty = (double)(s->mem.dirty + s->mem.writeback) -
                                (double)(prev->mem.dirty + prev->mem.writeback);
-                double held = (double)(s->mem.anon_pages + s->mem.shmem) -
-                              (double)(prev->mem.anon_pages + prev->mem.shmem) + dirty;
+                double held = meminfo_held(&s->mem) - meminfo_held(&prev->mem);
                 f->clean_fill_rate = dmax(0, file - dmax(0, dirty)) / f->dt;
                 f->held_rate = dmax(0, held) / f->dt;
         }

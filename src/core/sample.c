@@ -228,6 +228,11 @@ void zoneinfo_free(struct zoneinfo *z)
 
 /* ---- assembly -------------------------------------------------------- */
 
+double meminfo_held(const struct meminfo *m)
+{
+        return (double)(m->anon_pages + m->shmem) + (double)(m->dirty + m->writeback);
+}
+
 void zone_sum_orders(struct zone *z, unsigned nr_orders)
 {
         uint64_t sum = 0;

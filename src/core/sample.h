@@ -140,6 +140,11 @@ bool proc_has_field(const char *text, const char *name);
  * lacks; NULL when there is none. */
 const char *vmstat_counter_cut(const char *first, const char *whole);
 
+/* What the workload holds that no clean eviction gives back: anonymous and
+ * shared memory and page cache not yet clean (pages); only where
+ * m->parts_known. */
+double meminfo_held(const struct meminfo *m);
+
 /* Zone layouts are equal when the same (node, name) appear in the same order. */
 bool sample_same_layout(const struct sample *a, const struct sample *b);
 

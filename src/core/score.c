@@ -78,31 +78,12 @@ static bool still_open(const struct score_raise *r)
         return r->verdict == SCORE_PENDING || r->verdict == SCORE_HELD;
 }
 
-/* Judge the raises on this zone's low series. */
-static void judge_raises(struct score *s, const struct score_series *x, double t, double value)
-{
-        for (size_t i = 0; i < s->nr_raises; i++) {
-                struct score_raise *r = &s->raises[i];
-                if (!still_open(r) || r->node != x->node || strcmp(r->name, x->name) != 0 || t < r->t)
-                        continue;
-                if (t > r->deadline) {
-                        if (r->verdict == SCORE_PENDING)
-                                r->verdict = SCORE_FALSE_ALARM;
-                } else if (value < r->level) {
-                        r->verdict = SCORE_CROSSED;
-                        r->crossed = t;
-                }
-        }
-}
-
 int score_point(struct score *s, enum score_kind kind, int node, const char *name, double t,
                 double value, double level, double secs, bool has_forecast)
 {
         struct score_series *x = find_series(s, kind, node, name);
         if (!x)
                 return -ENOMEM;
-        if (kind == SCORE_LOW)
-                judge_raises(s, x, t, value);
         double d = value - level;
         if (x->have_prev && !x->below && d < 0) {
                 /* interpolate between the samples on either side */
@@ -124,19 +105,70 @@ int score_point(struct score *s, enum score_kind kind, int node, const char *nam
         return 0;
 }
 
-int score_raise(struct score *s, double t, int reason, int node, const char *name,
-                double level, double value)
+/* Less room than this is none: an allocation of a huge page (512 pages)
+ * fails a zone with fewer above its floor, so two zones short of one each
+ * already send it to kswapd. */
+#define SCORE_ROOM_NONE 1024.0
+
+/* The kernel's low at `wsf` (__setup_per_zone_wmarks()): min plus the
+ * larger of a quarter of min and managed * wsf / 10000. */
+static uint64_t low_at(const struct zone *z, long wsf)
+{
+        uint64_t gap = z->managed_pages * (uint64_t)wsf / (uint64_t)PERMYRIAD;
+        return z->wmark_min + (gap < z->wmark_min / 4 ? z->wmark_min / 4 : gap);
+}
+
+double score_node_room(const struct sample *s, int node, long baseline, long lower_ratio)
+{
+        /* the node's zones are listed lowest first; walk down from its
+         * highest, adding up the managed pages each lower one reserves
+         * against */
+        double room = 0;
+        uint64_t above = 0;
+        for (size_t i = s->nr_zones; i-- > 0;) {
+                const struct zone *z = &s->zones[i];
+                if (z->node != node || z->managed_pages == 0)
+                        continue;
+                uint64_t floor = low_at(z, baseline < 0 ? 0 : baseline);
+                if (above > 0 && lower_ratio > 0)
+                        floor += above / (uint64_t)lower_ratio;
+                if (z->free_pages > floor)
+                        room += (double)(z->free_pages - floor);
+                above += z->managed_pages;
+        }
+        return room;
+}
+
+int score_raise(struct score *s, double t, int reason, int node, double room)
 {
         if (reason < 0 || reason >= SCORE_REASONS)
                 return -EINVAL;
         if (reserve((void **)&s->raises, &s->raises_cap, s->nr_raises, sizeof(*s->raises)) < 0)
                 return -ENOMEM;
         struct score_raise *r = &s->raises[s->nr_raises++];
-        *r = (struct score_raise){ .t = t, .level = level, .deadline = t + s->horizon, .reason = reason,
-                                   .node = node, .verdict = value < level ? SCORE_CROSSED : SCORE_PENDING,
-                                   .crossed = t, .margin = value - level };
-        snprintf(r->name, sizeof(r->name), "%s", name);
+        *r = (struct score_raise){ .t = t, .deadline = t + s->horizon, .reason = reason, .node = node,
+                                   .verdict = room < SCORE_ROOM_NONE ? SCORE_CROSSED : SCORE_PENDING,
+                                   .crossed = t, .margin = room, .least = room };
         return 0;
+}
+
+void score_room(struct score *s, double t, int node, double room)
+{
+        for (size_t i = 0; i < s->nr_raises; i++) {
+                struct score_raise *r = &s->raises[i];
+                if (!still_open(r) || r->node != node || t < r->t)
+                        continue;
+                if (t > r->deadline) {
+                        if (r->verdict == SCORE_PENDING)
+                                r->verdict = SCORE_FALSE_ALARM;
+                        continue;
+                }
+                r->least = dmin(r->least, room);
+                if (room < SCORE_ROOM_NONE) {
+                        r->verdict = SCORE_CROSSED;
+                        r->crossed = t;
+                }
+        }
 }
 
 void score_stalls(struct score *s, double t, uint64_t stalls)
@@ -154,7 +186,7 @@ void score_stalls(struct score *s, double t, uint64_t stalls)
 
 void score_taken(struct score *s, double t, double pages)
 {
-        if (!(pages > 0))
+        if (!isfinite(pages) || pages == 0)
                 return;
         for (size_t i = 0; i < s->nr_raises; i++) {
                 struct score_raise *r = &s->raises[i];

@@ -4,7 +4,8 @@
  * Pure: replay feeds, sample by sample, each series (a zone's free pages
  * against its low or min watermark, its pages in blocks of the compaction
  * order or higher against one such block) with the forecast's
- * seconds-to-crossing, and every forecast-driven raise. Owns finding the
+ * seconds-to-crossing, every forecast-driven raise, and each node's room
+ * (score_node_room()) that the raises are judged by. Owns finding the
  * crossings, matching them with the warnings before them, and the figures
  * memoptimizer(8) defines under SCORES. */
 #pragma once
@@ -42,25 +43,29 @@ struct score_event {
 #define SCORE_REASONS (_WSF_REASONS + 1)
 
 struct score_raise {
-        double t, level, deadline;      /* level: the zone's low when it raised */
+        double t, deadline;
         int reason;                     /* enum wsf_reason, or SCORE_ONSET */
         int node;
-        char name[ZONE_NAME_MAX];
         int verdict;                    /* enum score_verdict */
-        double crossed;                 /* sample time free pages were below level; with verdict 1 */
-        double margin, taken;           /* pages: free above level at the raise; taken since */
+        double crossed;                 /* sample time the node had no room; with verdict 1 */
+        double margin, taken;           /* pages: the node's room at the raise; taken since */
+        double least;                   /* pages: the least room seen within the horizon */
 };
 
-/* What became of a raise. A daemon's trace shows free memory after the
- * daemon's own raises: one that kept the zone above low leaves no crossing
+/* What became of a raise. Judged on the node, not on one zone: the
+ * allocator falls back from Normal to DMA32 without waking kswapd, so a
+ * zone below its low is no pressure while another has room (the mixed
+ * bench's THP train: Normal at its low, DMA32 with 800 MB, no stall at the
+ * defaults). A daemon's trace shows free memory after the daemon's own
+ * raises: one that kept the node's room above nothing leaves no crossing
  * to show it was needed. It is held, not a false alarm, when the workload
- * took more than the zone had above low at the raise (score_taken()):
- * kswapd sleeps until low at the old value, so without the raise the zone
- * would have crossed it. */
+ * took more than the room at the raise (score_taken()): at the baseline
+ * kswapd sleeps until the room is spent, so without the raise it would
+ * have been. */
 enum score_verdict {
-        SCORE_FALSE_ALARM = -1,         /* nothing crossed, stalled or was taken beyond the margin */
+        SCORE_FALSE_ALARM = -1,         /* nothing ran out, stalled or was taken beyond the margin */
         SCORE_PENDING = 0,
-        SCORE_CROSSED = 1,              /* free pages below level, or a stall, within the horizon */
+        SCORE_CROSSED = 1,              /* no room left, or a stall, within the horizon */
         SCORE_HELD = 2,                 /* neither, but the workload took more than the margin */
 };
 
@@ -101,12 +106,24 @@ void score_free(struct score *s);
 int score_point(struct score *s, enum score_kind kind, int node, const char *name, double t,
                 double value, double level, double secs, bool has_forecast);
 
-/* A raise for `reason` (or SCORE_ONSET) on account of zone (node, name), with `value` free
- * pages now and `level` its low watermark: judged by whether free pages
- * cross it within the horizon. 0, -EINVAL for a reason out of range, or
+/* A node's room in sample `s` at the scale factor `baseline`: what an
+ * allocation that may use its highest zone can take before every zone is
+ * below its low -- the point where the allocator wakes kswapd. Each zone
+ * counts its free pages above its low at the baseline (the kernel's
+ * formula, from its min and managed pages) and, below the highest zone,
+ * above its reserve against that zone's allocations (the higher zones'
+ * managed pages over `lower_ratio`, vm.lowmem_reserve_ratio's default for
+ * DMA and DMA32 being 256; 0: none). Pages. */
+double score_node_room(const struct sample *s, int node, long baseline, long lower_ratio);
+
+/* A raise for `reason` (or SCORE_ONSET) on account of node `node`, which
+ * had `room` (score_node_room()) at the raise: judged by whether the room
+ * runs out within the horizon. 0, -EINVAL for a reason out of range, or
  * -ENOMEM. */
-int score_raise(struct score *s, double t, int reason, int node, const char *name,
-                double level, double value);
+int score_raise(struct score *s, double t, int reason, int node, double room);
+
+/* The node's room at t: a pending raise for it is right if it is gone. */
+void score_room(struct score *s, double t, int node, double room);
 
 /* Allocations stalled at t (allocstall + compact_stall in the interval
  * ending then): the memory a pending raise was for did run short, whether
@@ -114,8 +131,9 @@ int score_raise(struct score *s, double t, int reason, int node, const char *nam
 void score_stalls(struct score *s, double t, uint64_t stalls);
 
 /* The workload took `pages` of free memory in the interval ending at t
- * (what its anonymous, shared and dirty memory grew by): a pending raise
- * whose margin this exceeds is held. */
+ * (what its anonymous, shared and dirty memory grew by; negative: what it
+ * gave back): a pending raise whose margin the sum since it exceeds is
+ * held. */
 void score_taken(struct score *s, double t, double pages);
 
 /* A predicted time counts as "within" when its error is at most this share

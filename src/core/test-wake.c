@@ -10,32 +10,20 @@
 #include <cmocka.h>
 
 #include "wake.h"
+#include "synth.h"
 
 #define NORMAL_MANAGED 5394266
 #define DMA32_MANAGED 772917
 #define RESERVE (NORMAL_MANAGED / 256)  /* DMA32's against Normal at the boot ratio */
 
-static struct zone zones[2];
-
-static void zone_at(struct zone *z, const char *name, uint64_t managed, uint64_t min, long wsf, uint64_t free)
-{
-        memset(z, 0, sizeof(*z));
-        strcpy(z->name, name);
-        z->managed_pages = managed;
-        uint64_t gap = managed * (uint64_t)wsf / 10000;
-        z->wmark_min = min;
-        z->wmark_low = min + gap;
-        z->wmark_high = min + 2 * gap;
-        z->nr_free[0] = free;
-        zone_sum_orders(z, 11);
-}
+static struct zone node_zones[2];
 
 /* A sample at t: Normal's and DMA32's free pages, kswapd's scan count. */
 static struct sample at(double t, long wsf, uint64_t normal_free, uint64_t dma32_free, uint64_t pgscan_kswapd)
 {
-        zone_at(&zones[0], "DMA32", DMA32_MANAGED, 2116, wsf, dma32_free);
-        zone_at(&zones[1], "Normal", NORMAL_MANAGED, 14769, wsf, normal_free);
-        struct sample s = { .time = t, .wsf = wsf, .nr_orders = 11, .nr_zones = 2, .zones = zones };
+        synth_named(&node_zones[0], "DMA32", DMA32_MANAGED, 2116, wsf, dma32_free);
+        synth_named(&node_zones[1], "Normal", NORMAL_MANAGED, 14769, wsf, normal_free);
+        struct sample s = { .time = t, .wsf = wsf, .nr_orders = 11, .nr_zones = 2, .zones = node_zones };
         s.vm.pgscan_kswapd = pgscan_kswapd;
         return s;
 }
@@ -74,7 +62,7 @@ static void starts_when_dma32_ends_soon(void **state)
         assert_true(wake_step(&st, &s, &params, &p));
         assert_int_equal(p.dma32_fell, 80000);
         assert_true(p.dma32_left > 1.49 && p.dma32_left < 1.51);
-        assert_int_equal(p.end_high, zones[1].wmark_high);
+        assert_int_equal(p.end_high, node_zones[1].wmark_high);
         assert_int_equal(p.end_floor, 14769 + (LOW100 - 14769) / 4);
         assert_int_equal(st.dma32_free, d32);
 }
@@ -136,7 +124,7 @@ static void none_without_evidence(void **state)
         wake_init(&st);
         struct sample s = at(0, 100, LOW100, 30000, 500);
         s.nr_zones = 1;
-        strcpy(zones[0].name, "Normal");
+        strcpy(node_zones[0].name, "Normal");
         assert_false(wake_step(&st, &s, &params, &p));
         assert_false(st.seen);
 
