@@ -264,5 +264,26 @@ printf 'wake_kswapd = no\n' > "$tmp/nowake.conf"
 "$bin" replay "$trace" -c "$tmp/nowake.conf" > "$tmp/nowake.txt"
 grep -q "wake kswapd" "$tmp/nowake.txt" && bad "pulses replayed with wake_kswapd = no"
 
+# bench/replay-diff tells where two builds part: in the scale factor and in
+# the compactions. Two "builds" here: the same binary with compaction on
+# and off, on the fragmented trace (its fill's release compacts).
+printf '\n' > "$tmp/empty.conf"
+printf 'compaction = no\n' > "$tmp/nocompact.conf"
+for c in empty nocompact; do
+        printf '#!/bin/sh\nexec "%s" "$@" -c "%s"\n' "$bin" "$tmp/$c.conf" > "$tmp/$c.sh"
+        chmod +x "$tmp/$c.sh"
+done
+trace=$src/bench/results/steps/frag-window/traces/fragmented-memoptimizer-1.jsonl.gz
+"$src/bench/replay-diff" "$tmp/empty.sh" "$tmp/empty.sh" "$trace" > "$tmp/same.txt" ||
+        bad "replay-diff of one build against itself failed: $(cat "$tmp/same.txt")"
+grep -q "^$trace: the same at all [0-9]* samples$" "$tmp/same.txt" ||
+        bad "replay-diff: a build differs from itself: $(head -1 "$tmp/same.txt")"
+"$src/bench/replay-diff" "$tmp/empty.sh" "$tmp/nocompact.sh" "$trace" > "$tmp/differ.txt" ||
+        bad "replay-diff failed: $(cat "$tmp/differ.txt")"
+grep -q "^$trace: compactions differ: A at +[0-9.]* s; B at none$" "$tmp/differ.txt" ||
+        bad "replay-diff: compactions switched off not told apart: $(head -1 "$tmp/differ.txt")"
+grep -q "^fragmented cold: 1, 0; 0, -; 1, [1-9][0-9]* / 0$" "$tmp/differ.txt" ||
+        bad "replay-diff: the summary does not count the compactions: $(tail -1 "$tmp/differ.txt")"
+
 [ "$fail" -eq 0 ] && echo "PASS"
 exit "$fail"
