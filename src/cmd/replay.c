@@ -311,8 +311,11 @@ static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errs
                 first_sample(rp, s);
         } else {
                 finish_sample(rp);
-                if (rp->sim_wsf > engine_baseline(&rp->engine))
+                if (rp->sim_wsf > engine_baseline(&rp->engine)) {
                         rp->above += s->time - rp->t_last;
+                        if (rp->o.score)
+                                score_in_force(&rp->score, s->time);
+                }
                 /* A change no recorded decision wrote: somebody else's, which
                  * the daemon would have seen too. */
                 if (s->wsf != rp->rec_wsf && s->wsf != rp->rec_written) {
@@ -447,7 +450,7 @@ static void print_false_alarms(const struct replay *rp)
                 fprintf(rp->out, "%+8.1f s  %s for node%d: false alarm (at the baseline its zones kept at least %.0f MB above their lows, and nothing stalled, for %.3g s)\n",
                         r->t - rp->t0,
                         r->reason == SCORE_ONSET ? "raise at onset" : wsf_reason_str((enum wsf_reason)r->reason),
-                        r->node, r->least * mb, rp->score.horizon);
+                        r->node, r->least * mb, r->deadline - r->t);
         }
 }
 

@@ -198,6 +198,15 @@ void score_taken(struct score *s, double t, double pages)
         }
 }
 
+void score_in_force(struct score *s, double t)
+{
+        for (size_t i = 0; i < s->nr_raises; i++) {
+                struct score_raise *r = &s->raises[i];
+                if (still_open(r) && r->t < t && r->deadline < t)
+                        r->deadline = t;
+        }
+}
+
 static int cmp_double(const void *a, const void *b)
 {
         double x = *(const double *)a, y = *(const double *)b;

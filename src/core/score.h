@@ -43,7 +43,7 @@ struct score_event {
 #define SCORE_REASONS (_WSF_REASONS + 1)
 
 struct score_raise {
-        double t, deadline;
+        double t, deadline;             /* deadline: the horizon's end, or later (score_in_force()) */
         int reason;                     /* enum wsf_reason, or SCORE_ONSET */
         int node;
         int verdict;                    /* enum score_verdict */
@@ -124,6 +124,13 @@ int score_raise(struct score *s, double t, int reason, int node, double room);
 
 /* The node's room at t: a pending raise for it is right if it is gone. */
 void score_room(struct score *s, double t, int node, double room);
+
+/* A raised value was in force through the interval ending at t: the
+ * memory the raises before t hold back is held back still, so they are
+ * judged until it is given back, where that is later than their horizon
+ * (an episode longer than the horizon stalled after it, with the raise in
+ * force). Call before the other figures of t. */
+void score_in_force(struct score *s, double t);
 
 /* Allocations stalled at t (allocstall + compact_stall in the interval
  * ending then): the memory a pending raise was for did run short, whether

@@ -187,6 +187,29 @@ static void false_alarms(void **state)
         score_free(&s);
 }
 
+/* A raise is judged for as long as a raised value stays in force, where
+ * that is longer than the horizon: outside's JVM starts are episodes of
+ * 11-14 s, and one stalled 10.0 s after the raise at its onset, the raise
+ * still in force. Given back before, a stall after the horizon is not its. */
+static void judged_while_in_force(void **state)
+{
+        (void)state;
+        struct score s;
+        score_init(&s, 10, 10);
+        score_raise(&s, 0, SCORE_ONSET, 0, 5000);       /* in force until 14 */
+        score_raise(&s, 20, SCORE_ONSET, 0, 5000);      /* given back at 24 */
+        for (int t = 1; t <= 40; t++) {
+                if (t <= 14 || (t > 20 && t <= 24))
+                        score_in_force(&s, t);
+                score_stalls(&s, t, t == 12 || t == 32 ? 5 : 0);
+                score_room(&s, t, 0, 5000);
+        }
+        assert_int_equal(s.raises[0].verdict, SCORE_CROSSED);
+        assert_float_equal(s.raises[0].crossed, 12, 1e-9);
+        assert_int_equal(s.raises[1].verdict, SCORE_FALSE_ALARM);
+        score_free(&s);
+}
+
 /* The mixed bench's THP train at the defaults: each burst takes Normal to
  * its low and goes on in DMA32, which keeps 800 MB; no stall. A raise for
  * it was judged right because Normal crossed its low; the allocator never
@@ -294,6 +317,7 @@ int main(void)
                 cmocka_unit_test(node_room),
                 cmocka_unit_test(false_alarms),
                 cmocka_unit_test(a_zone_at_its_low_is_no_pressure),
+                cmocka_unit_test(judged_while_in_force),
                 cmocka_unit_test(held_by_what_was_taken),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
