@@ -472,7 +472,7 @@ static int print_score(struct replay *rp)
         } else {
                 fprintf(o, "  lead time, predicted time error: none (no crossing was seen coming)\n");
         }
-        fprintf(o, "  false alarms: %zu of %zu raises; %zu more held (the node kept room above its lows, but the workload took more than it had); %zu not judged (the trace ends within the horizon)\n",
+        fprintf(o, "  false alarms: %zu of %zu raises; %zu more held (the node kept room above its lows, but the workload took more than it had); %zu not judged (the trace ends within the horizon, or with the value still raised)\n",
                 m.false_alarms, m.raises, m.held, m.unjudged);
         static const int judged[] = { WSF_RAISE_FORECAST, WSF_RAISE_LEARNED, WSF_RAISE_RECUR,
                                       WSF_RAISE_STALL, SCORE_ONSET };
