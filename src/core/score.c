@@ -111,11 +111,14 @@ int score_point(struct score *s, enum score_kind kind, int node, const char *nam
 #define SCORE_ROOM_NONE 1024.0
 
 /* The kernel's low at `wsf` (__setup_per_zone_wmarks()): min plus the
- * larger of a quarter of min and managed * wsf / 10000. */
-static uint64_t low_at(const struct zone *z, long wsf)
+ * larger of a quarter of min and managed * wsf / 10000, rounded down. In
+ * doubles: a trace may carry 2^50 managed pages and a scale factor of a
+ * million, whose product overflows 64 bits. */
+static double low_at(const struct zone *z, long wsf)
 {
-        uint64_t gap = z->managed_pages * (uint64_t)wsf / (uint64_t)PERMYRIAD;
-        return z->wmark_min + (gap < z->wmark_min / 4 ? z->wmark_min / 4 : gap);
+        double gap = dfloor((double)z->managed_pages * (double)wsf / PERMYRIAD);
+        uint64_t quarter = z->wmark_min / 4;    /* the kernel's integer division */
+        return (double)z->wmark_min + dmax(gap, (double)quarter);
 }
 
 double score_node_room(const struct sample *s, int node, long baseline, long lower_ratio)
@@ -129,11 +132,13 @@ double score_node_room(const struct sample *s, int node, long baseline, long low
                 const struct zone *z = &s->zones[i];
                 if (z->node != node || z->managed_pages == 0)
                         continue;
-                uint64_t floor = low_at(z, baseline < 0 ? 0 : baseline);
-                if (above > 0 && lower_ratio > 0)
-                        floor += above / (uint64_t)lower_ratio;
-                if (z->free_pages > floor)
-                        room += (double)(z->free_pages - floor);
+                double floor = low_at(z, baseline < 0 ? 0 : baseline);
+                if (above > 0 && lower_ratio > 0) {
+                        uint64_t kept = above / (uint64_t)lower_ratio; /* the lowmem reserve, in pages */
+                        floor += (double)kept;
+                }
+                if ((double)z->free_pages > floor)
+                        room += (double)z->free_pages - floor;
                 above += z->managed_pages;
         }
         return room;

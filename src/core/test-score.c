@@ -139,6 +139,15 @@ static void node_room(void **state)
         assert_float_equal(score_node_room(&n, 0, 10, 256), 117000 - 20163, 1e-9);
         /* another node has none of these */
         assert_float_equal(score_node_room(&s, 1, 10, 256), 0, 1e-9);
+        /* the largest a trace may carry: 2^50 managed pages at a scale
+         * factor of a million put low far above any free memory (in 64-bit
+         * integers the product wraps, and low comes out below it) */
+        struct zone big;
+        synth_named(&big, "Normal", UINT64_C(1) << 50, 1024, 10, UINT64_C(1) << 49);
+        struct sample h = { .nr_orders = 11, .nr_zones = 1, .zones = &big };
+        assert_float_equal(score_node_room(&h, 0, 1000000, 256), 0, 1e-9);
+        assert_float_equal(score_node_room(&h, 0, 10, 256),
+                           (double)(UINT64_C(1) << 49) - 1024 - (double)((UINT64_C(1) << 50) / 1000), 1.0);
 }
 
 static void false_alarms(void **state)
