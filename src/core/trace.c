@@ -611,6 +611,13 @@ static int get_bool(json_object *o, const char *key, bool *out, const struct per
         return 0;
 }
 
+/* A boolean a later version added to "why": absent, *out keeps what the
+ * caller set (what the daemons before it did). */
+static int get_bool_since(json_object *o, const char *key, bool *out, const struct perr *e)
+{
+        return json_object_object_get_ex(o, key, NULL) ? get_bool(o, key, out, e) : 0;
+}
+
 /* Absent in older traces, each read as what those daemons did: "demand_thp"
  * (0.4.13; before it classes had no kind) as base pages; "learned_above"
  * and "learned_thp" (0.4.14; before them where a learnt value came from
@@ -619,12 +626,11 @@ static int parse_why_learned(json_object *w, struct decision *d, const struct pe
 {
         bool thp = false;
         int r;
-        if (json_object_object_get_ex(w, "demand_thp", NULL) && (r = get_bool(w, "demand_thp", &thp, e)) < 0)
+        if ((r = get_bool_since(w, "demand_thp", &thp, e)) < 0)
                 return r;
         d->demand_kind = thp ? LEARN_THP : LEARN_BASE;
         bool learned_thp = thp;
-        if (json_object_object_get_ex(w, "learned_thp", NULL) &&
-            (r = get_bool(w, "learned_thp", &learned_thp, e)) < 0)
+        if ((r = get_bool_since(w, "learned_thp", &learned_thp, e)) < 0)
                 return r;
         d->learned_kind = learned_thp ? LEARN_THP : LEARN_BASE;
         int64_t above = 0;
@@ -673,11 +679,10 @@ static int parse_why(json_object *o, struct trace_decision *td, const struct per
             (r = get_num(w, "thp_cover", 0, TRACE_MAX_FIGURE, false, &d->thp_cover, e)) < 0)
                 return r;
         /* Later still (0.3.9): before it no raise was lifted to a floor. */
-        if (json_object_object_get_ex(w, "paced", NULL) && (r = get_bool(w, "paced", &d->paced, e)) < 0)
+        if ((r = get_bool_since(w, "paced", &d->paced, e)) < 0)
                 return r;
         /* Later still (0.4.9): before it no raise was held to reclaim_cap. */
-        if (json_object_object_get_ex(w, "reclaim_capped", NULL) &&
-            (r = get_bool(w, "reclaim_capped", &d->reclaim_capped, e)) < 0)
+        if ((r = get_bool_since(w, "reclaim_capped", &d->reclaim_capped, e)) < 0)
                 return r;
         d->demand_class = (int)class;
         if ((r = parse_why_learned(w, d, e)) < 0)
