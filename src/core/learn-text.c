@@ -223,7 +223,6 @@ __attribute__((format(printf, 2, 3))) static int fail(struct parser *p, const ch
         return -EBADMSG;
 }
 
-/* "class C wsf X ...": what a line of the spec looks like, for messages. */
 /* Whether a text of `version` has the field (the version line itself is
  * read before the version is known, as 0: it has no later fields). */
 static bool has_field(const struct field *f, int version)
@@ -231,6 +230,8 @@ static bool has_field(const struct field *f, int version)
         return f->since <= version;
 }
 
+/* "class C wsf X ...": what a line of the spec looks like in a text of
+ * `version`, for messages. */
 static void usage(const struct line_spec *s, int version, char *buf, size_t size)
 {
         static const char *const placeholder[] = {
