@@ -66,7 +66,7 @@ struct replay {
 /* vm.lowmem_reserve_ratio of DMA and DMA32, for the pulses and for a
  * node's room in the score: a trace does not record it, so the kernel's
  * default is taken. */
-#define REPLAY_DMA32_RATIO 256
+#define REPLAY_LOWMEM_RATIO 256
 
 static int action_of(const struct decision *d)
 {
@@ -164,7 +164,7 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
                      d->reason == WSF_RAISE_STALL || d->reason == WSF_RAISE_RECUR;
         if (raise && z)
                 return score_raise(&rp->score, s->time, d->onset ? SCORE_ONSET : (int)d->reason, z->node,
-                                   score_node_room(s, z->node, engine_baseline(&rp->engine), REPLAY_DMA32_RATIO));
+                                   score_node_room(s, z->node, engine_baseline(&rp->engine), REPLAY_LOWMEM_RATIO));
         return 0;
 }
 
@@ -212,7 +212,7 @@ static int score_sample(struct replay *rp, const struct sample *s, bool fc)
                 int node = s->zones[i].node;
                 if (i == 0 || s->zones[i - 1].node != node)     /* once a node: its zones are listed together */
                         score_room(&rp->score, s->time, node,
-                                   score_node_room(s, node, engine_baseline(&rp->engine), REPLAY_DMA32_RATIO));
+                                   score_node_room(s, node, engine_baseline(&rp->engine), REPLAY_LOWMEM_RATIO));
         }
         return r;
 }
@@ -352,7 +352,7 @@ static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errs
         if ((rp->o.score && score_sample(rp, s, r == 1) < 0) || (r == 1 && take_decision(rp, s, &d) < 0))
                 return -ENOMEM;
         struct wake_params wp = { .baseline = engine_baseline(&rp->engine), .lead = PULSE_LEAD_SECONDS,
-                                  .dma32_ratio = REPLAY_DMA32_RATIO };
+                                  .dma32_ratio = REPLAY_LOWMEM_RATIO };
         struct wake_pulse pulse;
         if (rp->cfg.wake_kswapd && wake_step(&rp->wake, s, &wp, &pulse)) {
                 char msg[REPORT_MSG_MAX];
@@ -423,7 +423,7 @@ static void print_summary(struct replay *rp)
         fprintf(o, "  scale factor over time: %s\n", rp->changes);
         if (rp->cfg.wake_kswapd)
                 fprintf(o, "  pulses to wake kswapd before DMA32 runs out: %zu (their starts only: when each would end depends on reads between samples, which a trace does not carry; DMA32's lowmem_reserve_ratio taken as the kernel's default, %d)\n",
-                        rp->wakes, REPLAY_DMA32_RATIO);
+                        rp->wakes, REPLAY_LOWMEM_RATIO);
         fprintf(o, "  samples taken early at an onset: %zu (replayed as recorded; when to take one is the daemon's: a trace of 'memoptimizer record' has none)\n",
                 rp->onset_samples);
         if (strcmp(rp->header.source, "daemon") != 0) {
