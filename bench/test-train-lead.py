@@ -4,7 +4,9 @@ for only when the value in force while it began (read at its onset sample)
 was at least the floor, not when it was lowered just before; a raise made
 at or before the burst before's onset and held is in force but not "for
 it"; a run of gaps that is not steady is no train, and its onsets are
-listed; bad options are refused."""
+listed; what kswapd reclaimed around a burst is counted up to the next
+burst (the last: one period), and said only where the trace carries it;
+bad options are refused."""
 import unittest
 
 from tracetest import ToolCase, write_trace
@@ -12,17 +14,23 @@ from tracetest import ToolCase, write_trace
 MB = 256    # pages
 
 
-def trace(path, onsets, wsf_at):
+def trace(path, onsets, wsf_at, reclaim_at=None):
     """Samples every second from t=0 to 40; a burst of 700 MB of huge pages
     grows in the sample at each onset time and is let go 2 s later;
-    wsf_at(t) is the value read at the sample at t."""
-    held, rows = 0, []
+    wsf_at(t) is the value read at the sample at t; reclaim_at(t), when
+    given, the pages kswapd reclaimed in the second up to the sample at t
+    (pgsteal_kswapd; without it the samples carry no vmstat)."""
+    held, rows, stolen = 0, [], 0
     for t in range(41):
         if t in onsets:
             held += 700 * MB
         if t - 2 in onsets:
             held -= 700 * MB
-        rows.append({"t": 1000.0 + t, "wsf": wsf_at(t), "meminfo": {"anon_huge": held}})
+        row = {"t": 1000.0 + t, "wsf": wsf_at(t), "meminfo": {"anon_huge": held}}
+        if reclaim_at:
+            stolen += reclaim_at(t)
+            row["vmstat"] = {"pgsteal_kswapd": stolen}
+        rows.append(row)
     write_trace(path, rows)
 
 
@@ -32,9 +40,9 @@ TRAIN = (10, 14, 18, 22, 26)
 class TrainLead(ToolCase):
     TOOL = "train-lead"
 
-    def lead(self, onsets, wsf_at):
+    def lead(self, onsets, wsf_at, reclaim_at=None):
         """train-lead's output on a trace of these bursts, which it must read."""
-        trace(self.path, onsets, wsf_at)
+        trace(self.path, onsets, wsf_at, reclaim_at)
         r = self.run_tool(self.path)
         self.assertEqual(r.returncode, 0, r.stderr)
         return r.stdout
@@ -75,6 +83,28 @@ class TrainLead(ToolCase):
         self.assertIn("4: +22.0 s wsf 100 raised before the trace began", out)
         self.assertIn("in force when they began: 2 of 2", out)
         self.assertIn("back at 100 after the last burst: 0.0 s", out)
+
+    def test_what_kswapd_reclaimed_around_each_burst(self):
+        # 1 GiB in the second after each onset of bursts 4 and 5, 0.25 GiB
+        # after the others, and 0.5 GiB at t=35, past the last burst's
+        # period (4 s): not counted for it
+        gib = 1024 * MB
+
+        def reclaim(t):
+            if t == 35:
+                return gib // 2
+            if t - 1 in TRAIN:
+                return gib if t - 1 >= 22 else gib // 4
+            return 0
+        out = self.lead(TRAIN, lambda t: 100 if 21 <= t <= 27 else 10, reclaim)
+        self.assertIn("1: +10.0 s wsf 10; kswapd reclaimed 0.25 GiB\n", out)
+        self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before, for it; kswapd reclaimed 1.00 GiB\n", out)
+        self.assertIn("5: +26.0 s wsf 100 raised 6.0 s before; kswapd reclaimed 1.00 GiB\n", out)
+        self.assertIn("kswapd reclaimed around each of them: median 1.00 GiB (1.00-1.00)", out)
+
+    def test_no_counter_no_reclaim(self):
+        out = self.lead(TRAIN, lambda t: 10)
+        self.assertNotIn("kswapd", out)
 
     def test_unsteady_gaps_are_no_train(self):
         out = self.lead((10, 14, 18, 27, 31), lambda t: 100 if t >= 30 else 10)
