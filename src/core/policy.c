@@ -88,16 +88,13 @@ long wsf_for_gap(double gap, uint64_t managed)
         return v > (double)INT_MAX ? INT_MAX : (long)v;
 }
 
-/* __setup_per_zone_wmarks(): high = min + 2 * max(min / 4, managed * wsf / 10000) */
+/* Every zone's high at wsf: min plus twice the gap (wmark_gap()). */
 static double high_sum(const struct forecast *f, long wsf)
 {
         double sum = 0;
         for (size_t i = 0; i < f->nr_zones; i++) {
                 const struct zone_forecast *z = &f->zones[i];
-                uint64_t gap = z->managed_pages * (uint64_t)wsf / (uint64_t)PERMYRIAD;
-                if (gap < z->wmark_min / 4)
-                        gap = z->wmark_min / 4;
-                sum += (double)(z->wmark_min + 2 * gap);
+                sum += (double)z->wmark_min + 2 * wmark_gap(z->managed_pages, z->wmark_min, wsf);
         }
         return sum;
 }

@@ -228,6 +228,13 @@ void zoneinfo_free(struct zoneinfo *z)
 
 /* ---- assembly -------------------------------------------------------- */
 
+double wmark_gap(uint64_t managed_pages, uint64_t wmark_min, long wsf)
+{
+        double gap = dfloor((double)managed_pages * (double)wsf / PERMYRIAD);
+        uint64_t quarter = wmark_min / 4;       /* the kernel's integer division */
+        return dmax(gap, (double)quarter);
+}
+
 double meminfo_held(const struct meminfo *m)
 {
         return (double)(m->anon_pages + m->shmem) + (double)(m->dirty + m->writeback);

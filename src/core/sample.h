@@ -140,6 +140,14 @@ bool proc_has_field(const char *text, const char *name);
  * lacks; NULL when there is none. */
 const char *vmstat_counter_cut(const char *first, const char *whole);
 
+/* The distance the kernel puts between a zone's min and low watermarks,
+ * and between low and high, at scale factor wsf
+ * (__setup_per_zone_wmarks()): the larger of a quarter of min and
+ * managed * wsf / 10000, each rounded down as its integer division does.
+ * In doubles: a trace may carry 2^50 managed pages and a scale factor of
+ * a million, whose product overflows 64 bits. Pages. */
+double wmark_gap(uint64_t managed_pages, uint64_t wmark_min, long wsf);
+
 /* What the workload holds that no clean eviction gives back: anonymous and
  * shared memory and page cache not yet clean (pages); only where
  * m->parts_known. */

@@ -110,15 +110,10 @@ int score_point(struct score *s, enum score_kind kind, int node, const char *nam
  * already send it to kswapd. */
 #define SCORE_ROOM_NONE 1024.0
 
-/* The kernel's low at `wsf` (__setup_per_zone_wmarks()): min plus the
- * larger of a quarter of min and managed * wsf / 10000, rounded down. In
- * doubles: a trace may carry 2^50 managed pages and a scale factor of a
- * million, whose product overflows 64 bits. */
+/* The kernel's low at `wsf`. */
 static double low_at(const struct zone *z, long wsf)
 {
-        double gap = dfloor((double)z->managed_pages * (double)wsf / PERMYRIAD);
-        uint64_t quarter = z->wmark_min / 4;    /* the kernel's integer division */
-        return (double)z->wmark_min + dmax(gap, (double)quarter);
+        return (double)z->wmark_min + wmark_gap(z->managed_pages, z->wmark_min, wsf);
 }
 
 double score_node_room(const struct sample *s, int node, long baseline, long lower_ratio)

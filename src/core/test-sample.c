@@ -313,6 +313,23 @@ static void unusable_index_of_zones(void **state)
         assert_float_equal(zone_unusable_index(&empty, 3, 1), 1, 0);     /* nothing free */
 }
 
+/* The kernel's watermark gap, with this VM's Normal zone (managed 5394258,
+ * min 14769): at 10 its low is 20163 and its high 25557, at 100 68711 and
+ * 122653 (/proc/zoneinfo). A quarter of min where that is larger; rounded
+ * down; no overflow at the trace parser's bounds. */
+static void wmark_gap_of_zones(void **state)
+{
+        (void)state;
+        assert_float_equal(14769 + wmark_gap(5394258, 14769, 10), 20163, 0);
+        assert_float_equal(14769 + 2 * wmark_gap(5394258, 14769, 10), 25557, 0);
+        assert_float_equal(14769 + wmark_gap(5394258, 14769, 100), 68711, 0);
+        assert_float_equal(14769 + 2 * wmark_gap(5394258, 14769, 100), 122653, 0);
+        assert_float_equal(wmark_gap(1000, 4003, 10), 1000, 0);     /* 4003 / 4, not 1 */
+        assert_float_equal(wmark_gap(1999, 0, 50), 9, 0);           /* 9.995 down */
+        /* 2^50 * 10^6 wraps 64 bits; the gap is 2^50 * 100 */
+        assert_float_equal(wmark_gap(1ull << 50, 0, 1000000), 112589990684262400.0, 0);
+}
+
 /* Node 0's zones in the kernel's order, populated or not. */
 static void zone_index(void **state)
 {
@@ -344,6 +361,7 @@ int main(void)
                 cmocka_unit_test(garbage_strings_rejected),
                 cmocka_unit_test(node_unreclaimable_read),
                 cmocka_unit_test(unusable_index_of_zones),
+                cmocka_unit_test(wmark_gap_of_zones),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
