@@ -1,0 +1,2 @@
+#!/bin/sh
+cd /var/tmp/vol/jitclone && exec bench/run --scenarios mixed --configs defaults,memoptimizer-other --other-daemon /var/tmp/vol/jit/jit-reclaim3 --runs 3 --no-settling-run --out /var/tmp/vol/jit/s3/out
