@@ -15,7 +15,6 @@ static bool same(const struct config *a, const struct config *b)
                a->trend_min_r2 == b->trend_min_r2 && a->oom_headroom == b->oom_headroom &&
                a->compaction == b->compaction && a->compaction_max_order == b->compaction_max_order &&
                a->compaction_lead_time == b->compaction_lead_time && a->wake_kswapd == b->wake_kswapd &&
-               a->node_reclaim == b->node_reclaim &&
                a->dry_run == b->dry_run &&
                a->log_level == b->log_level && strcmp(a->record, b->record) == 0 &&
                a->record_max_size == b->record_max_size && strcmp(a->metrics_dir, b->metrics_dir) == 0 &&

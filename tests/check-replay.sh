@@ -264,22 +264,6 @@ printf 'wake_kswapd = no\n' > "$tmp/nowake.conf"
 "$bin" replay "$trace" -c "$tmp/nowake.conf" > "$tmp/nowake.txt"
 grep -q "wake kswapd" "$tmp/nowake.txt" && bad "pulses replayed with wake_kswapd = no"
 
-# Where Normal sits a few MB above its min when an episode starts (mixed
-# --full's accumulate, 0.4.15, run 3), no pulse can close the zones below
-# it: node_reclaim (the default) reclaims instead, and node_reclaim = no
-# makes none of those, while the pulses that close stay as they were.
-trace=$src/bench/results/steps/train-full/traces/mixed-memoptimizer-3.jsonl.gz
-"$bin" replay "$trace" -c "$conf" > "$tmp/reclaim.txt"
-grep -q "+154.7 s  would reclaim for kswapd: DMA32 would be empty in 0.9 s (445 MB fell in 1.00 s, 516 MB free) while node0 Normal sits at its low too near its min to close the zones below it (81 MB free, min 60 MB)" "$tmp/reclaim.txt" ||
-        bad "no reclaiming pulse replayed at accumulate's start: $(grep -m1 'reclaim for kswapd' "$tmp/reclaim.txt")"
-grep -q "pulses that reclaim on the node instead (Normal too near its min to close the zones below it): 7 " "$tmp/reclaim.txt" ||
-        bad "the summary does not count the reclaiming pulses: $(grep -m1 'pulses that reclaim' "$tmp/reclaim.txt")"
-printf 'node_reclaim = no\n' > "$tmp/noreclaim.conf"
-"$bin" replay "$trace" -c "$tmp/noreclaim.conf" > "$tmp/noreclaim.txt"
-grep -q "reclaim for kswapd" "$tmp/noreclaim.txt" && bad "reclaiming pulses replayed with node_reclaim = no"
-grep -q "pulses to wake kswapd before DMA32 runs out: 4 " "$tmp/noreclaim.txt" ||
-        bad "node_reclaim = no changed the pulses that close: $(grep -m1 'pulses to wake' "$tmp/noreclaim.txt")"
-
 # bench/replay-diff tells where two builds part: in the scale factor and in
 # the compactions. Two "builds" here: the same binary with compaction on
 # and off, on the fragmented trace (its fill's release compacts).

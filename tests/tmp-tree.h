@@ -1,7 +1,6 @@
 /* tmp-tree.h — remove a unit test's temporary directory tree, without a
  * shell: the path is never word-split or globbed by sh, and a symlink in
- * the tree is removed, not followed (unlinkat(), O_NOFOLLOW); and read a
- * small file in it. */
+ * the tree is removed, not followed (unlinkat(), O_NOFOLLOW). */
 #pragma once
 
 #include <dirent.h>
@@ -46,18 +45,4 @@ static inline int tmp_tree_remove_at(int dir_fd, const char *name)
 static inline int tmp_tree_remove(const char *root)
 {
         return tmp_tree_remove_at(AT_FDCWD, root);
-}
-
-/* The text of root/rel (at most size - 1 bytes) into buf; -1 if unreadable. */
-static inline int tmp_tree_text(const char *root, const char *rel, char *buf, size_t size)
-{
-        char path[512];
-        snprintf(path, sizeof(path), "%s%s", root, rel);
-        FILE *in = fopen(path, "re");
-        if (!in)
-                return -1;
-        size_t n = fread(buf, 1, size - 1, in);
-        buf[n] = '\0';
-        fclose(in);
-        return 0;
 }

@@ -60,7 +60,7 @@ struct replay {
         double sum_diff, wsf_max_t, above;
         char changes[2048];             /* the scale factor over time */
         struct wake_state wake;         /* pulses that wake kswapd (wake.h) */
-        size_t wakes, reclaims;
+        size_t wakes;
 };
 
 /* vm.lowmem_reserve_ratio of DMA and DMA32, for the pulses and for a
@@ -352,17 +352,13 @@ static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errs
         if ((rp->o.score && score_sample(rp, s, r == 1) < 0) || (r == 1 && take_decision(rp, s, &d) < 0))
                 return -ENOMEM;
         struct wake_params wp = { .baseline = engine_baseline(&rp->engine), .lead = PULSE_LEAD_SECONDS,
-                                  .dma32_ratio = REPLAY_LOWMEM_RATIO, .close = rp->cfg.wake_kswapd,
-                                  .reclaim = rp->cfg.node_reclaim };
+                                  .dma32_ratio = REPLAY_LOWMEM_RATIO };
         struct wake_pulse pulse;
-        if (wake_step(&rp->wake, s, &wp, &pulse)) {
+        if (rp->cfg.wake_kswapd && wake_step(&rp->wake, s, &wp, &pulse)) {
                 char msg[REPORT_MSG_MAX];
                 report_wake_message(msg, sizeof(msg), &pulse, rp->header.page_size, false);
                 fprintf(rp->out, "%+8.1f s  %s\n", s->time - rp->t0, msg);
-                if (pulse.how == WAKE_RECLAIM)
-                        rp->reclaims++;
-                else
-                        rp->wakes++;
+                rp->wakes++;
         }
         if (rp->o.csv)
                 csv_row(rp, s, recorded, r == 1, &d);
@@ -428,9 +424,6 @@ static void print_summary(struct replay *rp)
         if (rp->cfg.wake_kswapd)
                 fprintf(o, "  pulses to wake kswapd before DMA32 runs out: %zu (their starts only: when each would end depends on reads between samples, which a trace does not carry; DMA32's lowmem_reserve_ratio taken as the kernel's default, %d)\n",
                         rp->wakes, REPLAY_LOWMEM_RATIO);
-        if (rp->cfg.node_reclaim)
-                fprintf(o, "  pulses that reclaim on the node instead (Normal too near its min to close the zones below it): %zu (their starts only, likewise; and as if the kernel had the node's reclaim file, which a trace does not say)\n",
-                        rp->reclaims);
         fprintf(o, "  samples taken early at an onset: %zu (replayed as recorded; when to take one is the daemon's: a trace of 'memoptimizer record' has none)\n",
                 rp->onset_samples);
         if (strcmp(rp->header.source, "daemon") != 0) {

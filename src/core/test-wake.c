@@ -28,9 +28,7 @@ static struct sample at(double t, long wsf, uint64_t normal_free, uint64_t dma32
         return s;
 }
 
-static const struct wake_params params = { .baseline = 10, .lead = 2.0, .dma32_ratio = 256, .close = true };
-static const struct wake_params both = { .baseline = 10, .lead = 2.0, .dma32_ratio = 256, .close = true,
-                                         .reclaim = true };
+static const struct wake_params params = { .baseline = 10, .lead = 2.0, .dma32_ratio = 256 };
 
 /* Two samples a second apart, kswapd's scan count 500 at the first: none
  * starts at the first; whether one starts at the second. */
@@ -66,39 +64,7 @@ static void starts_when_dma32_ends_soon(void **state)
         assert_true(p.dma32_left > 1.49 && p.dma32_left < 1.51);
         assert_int_equal(p.end_high, node_zones[1].wmark_high);
         assert_int_equal(p.end_floor, 14769 + (LOW100 - 14769) / 4);
-        assert_int_equal(p.how, WAKE_CLOSE);
         assert_int_equal(st.dma32_free, d32);
-}
-
-/* The same with Normal at the baseline's low, a few MB above its min, as
- * the page cache leaves it: no room to close the zones below it. With
- * reclaiming allowed the pulse reclaims, to the raised high, with no floor;
- * with closing alone allowed, or reclaiming alone and room to close, none. */
-static void reclaims_when_normal_is_near_min(void **state)
-{
-        (void)state;
-        uint64_t low10 = 14769 + NORMAL_MANAGED / 1000;
-        uint64_t d32 = 120000 + 2116 + DMA32_MANAGED / 100 + RESERVE;
-        const struct wake_params reclaim_only = { .baseline = 10, .lead = 2.0, .dma32_ratio = 256,
-                                                  .reclaim = true };
-        const struct wake_params *allow[] = { &both, &params, &reclaim_only, &reclaim_only };
-        uint64_t normal[] = { low10, low10, low10, LOW100 };
-        bool starts[] = { true, false, true, false };
-        for (size_t i = 0; i < 4; i++) {
-                struct wake_state st;
-                struct wake_pulse p;
-                wake_init(&st);
-                struct sample s = at(0, 100, normal[i], d32 + 80000, 500);
-                assert_false(wake_step(&st, &s, allow[i], &p));
-                s = at(1, 100, normal[i], d32, 500);
-                assert_int_equal(wake_step(&st, &s, allow[i], &p), starts[i]);
-                if (!starts[i])
-                        continue;
-                assert_int_equal(p.how, WAKE_RECLAIM);
-                assert_int_equal(p.end_high, node_zones[1].wmark_high);
-                assert_int_equal(p.end_floor, 0);
-                assert_int_equal(wake_end_due(&p, 14769, 0.5), WAKE_HOLD);     /* at its min: hold */
-        }
 }
 
 /* The same fall with 3 s of DMA32 left starts nothing yet. */
@@ -187,29 +153,6 @@ static void ends(void **state)
         assert_string_equal(wake_end_field(WAKE_END_TIMEOUT), "timeout");
         assert_string_equal(wake_end_field(WAKE_END_UNREADABLE), "unreadable");
         assert_string_equal(wake_end_name(WAKE_END_UNREADABLE), "Normal's free memory unreadable");
-        assert_string_equal(wake_end_field(WAKE_END_NOTHING), "nothing-to-reclaim");
-        assert_string_equal(wake_end_field(WAKE_END_FAILED), "failed");
-}
-
-/* A reclaiming pulse asks for Normal's way to its high, a step at a time,
- * and nothing once it is there. */
-static void reclaim_steps(void **state)
-{
-        (void)state;
-        struct wake_pulse p = { .how = WAKE_RECLAIM, .end_high = 100000, .normal_free = 20000 };
-        assert_int_equal(wake_reclaim_pages(&p, 20000, 0, 8192), 8192);
-        assert_int_equal(wake_reclaim_pages(&p, 95000, 8192, 8192), 5000);
-        assert_int_equal(wake_reclaim_pages(&p, 100000, 8192, 8192), 0);
-        assert_int_equal(wake_reclaim_end(&p, 100000), WAKE_END_HIGH);
-        assert_int_equal(wake_reclaim_pages(&p, 150000, 0, 8192), 0);
-        /* the demand takes it as fast: one pass (80000 pages) at most */
-        assert_int_equal(wake_reclaim_pages(&p, 20000, 76000, 8192), 4000);
-        assert_int_equal(wake_reclaim_pages(&p, 20000, 80000, 8192), 0);
-        assert_int_equal(wake_reclaim_end(&p, 20000), WAKE_END_PASS);
-        assert_string_equal(wake_end_field(WAKE_END_PASS), "pass");
-        assert_int_equal(wake_end_due(&p, 0, 0.1), WAKE_HOLD);
-        assert_int_equal(wake_end_due(&p, 100000, 0.1), WAKE_END_HIGH);
-        assert_int_equal(wake_end_due(&p, 50000, WAKE_MAX_SECONDS), WAKE_END_TIMEOUT);
 }
 
 /* The sysctl's text as the kernel writes it, and what is not it. */
@@ -243,8 +186,6 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(starts_when_dma32_ends_soon),
-                cmocka_unit_test(reclaims_when_normal_is_near_min),
-                cmocka_unit_test(reclaim_steps),
                 cmocka_unit_test(waits_while_dma32_lasts),
                 cmocka_unit_test(none_without_a_raise),
                 cmocka_unit_test(none_while_kswapd_runs),

@@ -31,19 +31,15 @@ static bool find_zones(const struct sample *s, const struct zone **normal, const
         return *normal && *dma32;
 }
 
-/* How a pulse can be made for Normal as it is, if prm allows one: it must
- * be at its low (the fast path goes on to DMA32 from there); closing the
- * zones below it needs room above its min for the allocations that sends
- * to it, and reclaiming needs none. */
-static bool normal_how(const struct zone *n, const struct wake_params *prm, enum wake_how *how)
+/* Normal at its low (the fast path goes on to DMA32 from there), with room
+ * above its min for the allocations a pulse sends to it. */
+static bool normal_ready(const struct zone *n)
 {
         if (n->wmark_high < n->wmark_low || n->wmark_low < n->wmark_min)
                 return false;
-        if (n->free_pages > n->wmark_low + (n->wmark_high - n->wmark_low) / 4)
-                return false;
+        bool at_low = n->free_pages <= n->wmark_low + (n->wmark_high - n->wmark_low) / 4;
         bool room = n->free_pages > n->wmark_min + (n->wmark_low - n->wmark_min) / 2;
-        *how = room ? WAKE_CLOSE : WAKE_RECLAIM;
-        return room ? prm->close : prm->reclaim;
+        return at_low && room;
 }
 
 bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_params *prm,
@@ -62,8 +58,7 @@ bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_
                 return false;
         bool asleep = s->vm.pgscan_kswapd == last.pgscan_kswapd;
         uint64_t fell = last.dma32_free > d->free_pages ? last.dma32_free - d->free_pages : 0;
-        enum wake_how how;
-        if (!asleep || fell <= WAKE_MIN_FELL || !normal_how(n, prm, &how))
+        if (!asleep || fell <= WAKE_MIN_FELL || !normal_ready(n))
                 return false;
         uint64_t reserve = prm->dma32_ratio > 0 ? n->managed_pages / (uint64_t)prm->dma32_ratio : 0;
         uint64_t floor = d->wmark_low + reserve;
@@ -72,14 +67,13 @@ bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_
         if (secs_left >= prm->lead)
                 return false;
         *p = (struct wake_pulse){
-                .how = how,
                 .node = n->node,
                 .normal_free = n->free_pages, .normal_min = n->wmark_min,
                 .normal_low = n->wmark_low, .normal_high = n->wmark_high,
                 .dma32_free = d->free_pages, .dma32_fell = fell, .interval = dt,
                 .dma32_left = secs_left,
                 .end_high = n->wmark_high,
-                .end_floor = how == WAKE_CLOSE ? n->wmark_min + (n->wmark_low - n->wmark_min) / 4 : 0,
+                .end_floor = n->wmark_min + (n->wmark_low - n->wmark_min) / 4,
         };
         return true;
 }
@@ -88,29 +82,11 @@ enum wake_end wake_end_due(const struct wake_pulse *p, uint64_t normal_free, dou
 {
         if (normal_free >= p->end_high)
                 return WAKE_END_HIGH;
-        if (p->how == WAKE_CLOSE && normal_free <= p->end_floor)
+        if (normal_free <= p->end_floor)
                 return WAKE_END_NEAR_MIN;
         if (held >= WAKE_MAX_SECONDS)
                 return WAKE_END_TIMEOUT;
         return WAKE_HOLD;
-}
-
-static uint64_t pass_pages(const struct wake_pulse *p)
-{
-        return p->end_high > p->normal_free ? p->end_high - p->normal_free : 0;
-}
-
-uint64_t wake_reclaim_pages(const struct wake_pulse *p, uint64_t normal_free, uint64_t reclaimed, uint64_t step)
-{
-        uint64_t want = p->end_high > normal_free ? p->end_high - normal_free : 0;
-        uint64_t left = pass_pages(p) > reclaimed ? pass_pages(p) - reclaimed : 0;
-        want = want < left ? want : left;
-        return want < step ? want : step;
-}
-
-enum wake_end wake_reclaim_end(const struct wake_pulse *p, uint64_t normal_free)
-{
-        return normal_free >= p->end_high ? WAKE_END_HIGH : WAKE_END_PASS;
 }
 
 /* What each end is called in a log line and in the journal field WAKE_END. */
@@ -122,9 +98,6 @@ static const struct {
         [WAKE_END_NEAR_MIN] = { "Normal near its min", "near-min" },
         [WAKE_END_TIMEOUT] = { "held for the longest a pulse lasts", "timeout" },
         [WAKE_END_UNREADABLE] = { "Normal's free memory unreadable", "unreadable" },
-        [WAKE_END_NOTHING] = { "the kernel found too little to reclaim", "nothing-to-reclaim" },
-        [WAKE_END_FAILED] = { "the reclaim write failed", "failed" },
-        [WAKE_END_PASS] = { "a pass to Normal's high reclaimed, and taken", "pass" },
 };
 
 const char *wake_end_name(enum wake_end e)

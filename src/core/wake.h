@@ -14,14 +14,7 @@
  * pulse starts -- DMA32 would be empty within `lead` seconds at the fall
  * it just had, kswapd asleep, a raise in force, Normal at its low with room
  * above its min -- and, from Normal's free pages read during it, when it
- * ends. The kernel side closes and opens (actuate.h); the daemon times it.
- *
- * Normal usually has no such room when an episode starts: the page cache
- * has held it at the baseline's low, a few MB above its min, and a closed
- * DMA32 would send the allocations straight to direct reclaim. Then the
- * pulse reclaims instead (`reclaim`): the daemon writes to the node's
- * proactive reclaim file (Linux 6.16+) until Normal is at its raised high,
- * the pass kswapd would have made had it been woken. */
+ * ends. The kernel side closes and opens (actuate.h); the daemon times it. */
 #pragma once
 
 #include <stdbool.h>
@@ -40,14 +33,6 @@ struct wake_params {
          * against allocations that may use Normal is Normal's managed pages
          * over it (the kernel's rule), counted as spent; 0: none */
         long dma32_ratio;
-        bool close;             /* pulses that close the zones below Normal may be made */
-        bool reclaim;           /* pulses that reclaim on the node may be made */
-};
-
-/* How a pulse has kswapd's pass made. */
-enum wake_how {
-        WAKE_CLOSE,             /* the zones below Normal closed: kswapd wakes and makes it */
-        WAKE_RECLAIM,           /* Normal too near its min for that: the daemon reclaims */
 };
 
 /* What the previous sample left, for the falls between two. */
@@ -60,14 +45,13 @@ struct wake_state {
 
 /* Why a pulse starts, and where it ends (pages, seconds). */
 struct wake_pulse {
-        enum wake_how how;
         int node;
         uint64_t normal_free, normal_min, normal_low, normal_high;
         uint64_t dma32_free, dma32_fell;        /* fell: over `interval` */
         double interval;
         double dma32_left;      /* seconds of that fall DMA32 had left */
         uint64_t end_high;      /* open again when Normal has this many free */
-        uint64_t end_floor;     /* or as few as this: its memory is needed now (WAKE_CLOSE) */
+        uint64_t end_floor;     /* or as few as this: its memory is needed now */
 };
 
 enum wake_end {
@@ -76,36 +60,21 @@ enum wake_end {
         WAKE_END_NEAR_MIN,      /* Normal near its min: DMA32 is needed now */
         WAKE_END_TIMEOUT,       /* WAKE_MAX_SECONDS */
         WAKE_END_UNREADABLE,    /* Normal's free pages could not be read: open at once */
-        WAKE_END_NOTHING,       /* WAKE_RECLAIM: the kernel found too little to reclaim */
-        WAKE_END_FAILED,        /* WAKE_RECLAIM: the write failed */
-        WAKE_END_PASS,          /* WAKE_RECLAIM: a pass reclaimed, the demand took it */
 };
 
 void wake_init(struct wake_state *st);
 
 /* Feed every sample, in order. Returns true when a pulse should start now
- * (*p says why and how, of the kinds prm allows). A sample without a DMA32
- * and a Normal zone on one node, or taken less than a moment after the
- * last, starts none. */
+ * (*p says why). A sample without a DMA32 and a Normal zone on one node,
+ * or taken less than a moment after the last, starts none. */
 bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_params *prm,
                struct wake_pulse *p);
 
-/* During a pulse: what Normal's free pages, `held` seconds in, call for.
- * A reclaiming pulse has no floor: Normal near its min is what it is for. */
+/* During a pulse: what Normal's free pages, `held` seconds in, call for. */
 enum wake_end wake_end_due(const struct wake_pulse *p, uint64_t normal_free, double held);
 
-/* During a reclaiming pulse that holds, `reclaimed` pages in: pages to ask
- * the kernel for now, Normal's way to its high, at most `step`. A pulse
- * reclaims at most the way it had at its start (kswapd's one pass), even
- * when the demand takes the pages as fast: 0 then, and wake_reclaim_end()
- * says why. */
-uint64_t wake_reclaim_pages(const struct wake_pulse *p, uint64_t normal_free, uint64_t reclaimed, uint64_t step);
-/* Why a reclaiming pulse for which wake_reclaim_pages() gave 0 ends. */
-enum wake_end wake_reclaim_end(const struct wake_pulse *p, uint64_t normal_free);
-
 const char *wake_end_name(enum wake_end e);
-/* The journal field WAKE_END: high, near-min, timeout, unreadable,
- * nothing-to-reclaim, failed, pass. */
+/* The journal field WAKE_END: high, near-min, timeout, unreadable. */
 const char *wake_end_field(enum wake_end e);
 
 /* vm.lowmem_reserve_ratio: one ratio per zone type, in the kernel's zone

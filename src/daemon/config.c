@@ -41,7 +41,6 @@ static const struct key keys[] = {
         K(compaction_max_order, T_ORDER, 1, 31, "auto or 1..31 (and below the kernel's order count)"),
         K(compaction_lead_time, T_DURATION, 1, 600, "1s..10min"),
         K(wake_kswapd, T_BOOL, 0, 0, "yes or no"),
-        K(node_reclaim, T_BOOL, 0, 0, "yes or no"),
         K(dry_run, T_BOOL, 0, 0, "yes or no"),
         K(log_level, T_LEVEL, 0, 0, "err, warning, notice, info or debug"),
         K(record, T_PATH, 0, 0, "an absolute file name, or none"),
@@ -99,8 +98,7 @@ void config_defaults(struct config *c)
                 .interval = 1, .window = 8, .horizon = 10, .max_wsf = 1000,
                 .calm_period = 1, .trend_min_r2 = 0.6, .oom_headroom = 0.05,
                 .compaction = true, .compaction_max_order = CONFIG_ORDER_AUTO,
-                .compaction_lead_time = 10, .wake_kswapd = true,
-                .node_reclaim = true, .dry_run = false, .log_level = LOG_INFO,
+                .compaction_lead_time = 10, .wake_kswapd = true, .dry_run = false, .log_level = LOG_INFO,
                 .record_max_size = CONFIG_RECORD_MAX_SIZE_DEFAULT,
                 .metrics_dir = "", .metrics_interval = 15,
         };

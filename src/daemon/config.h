@@ -25,7 +25,7 @@
 /* Bytes in a configuration file, at most: the shipped one, every setting
  * commented, is 3 KB. Whatever is longer is not a configuration file. */
 #define CONFIG_FILE_MAX 65536
-#define CONFIG_NR_KEYS 19
+#define CONFIG_NR_KEYS 18
 /* A trace is moved to FILE.1 when it grows past this: about a day at 1 s. */
 #define CONFIG_RECORD_MAX_SIZE_DEFAULT (100ull << 20)
 
@@ -42,7 +42,6 @@ struct config {
         int compaction_max_order;       /* CONFIG_ORDER_AUTO or 1.. */
         double compaction_lead_time;    /* seconds */
         bool wake_kswapd;               /* pulses of vm.lowmem_reserve_ratio (wake.h) */
-        bool node_reclaim;              /* pulses that reclaim on the node instead (wake.h) */
         bool dry_run;
         int log_level;                  /* LOG_ERR .. LOG_DEBUG */
         char record[CONFIG_PATH_MAX];   /* trace file; "" for none */

@@ -34,26 +34,15 @@ static void leftover(struct pulse *w)
                         "a previous instance left a lowmem file, but vm.lowmem_reserve_ratio was changed since; left as it is");
 }
 
-/* Whether the node's reclaim file can stand in for kswapd (said once). */
-static bool reclaim_usable(const char *root, const struct logger *log)
-{
-        int r = actuate_reclaim_node_check(root, 0);
-        if (r < 0)
-                log_msg(log, LOG_INFO, "not reclaiming on the node where Normal is too near its min for a pulse: %s",
-                        r == -ENOENT ? "this kernel has no /sys/devices/system/node/node0/reclaim (Linux 6.16 and later have)" :
-                                       strerror(-r));
-        return r == 0;
-}
-
 void pulse_init(struct pulse *w, const char *root, const char *state_dir, const struct logger *log,
-                struct sample_reader *reader, long page_size, bool close, bool reclaim, bool acting)
+                struct sample_reader *reader, long page_size, bool enabled, bool acting)
 {
         *w = (struct pulse){ .root = root, .state_dir = state_dir, .log = log, .reader = reader,
                              .page_size = page_size };
         wake_init(&w->state);
         if (acting)
                 leftover(w);
-        if (!close && !reclaim)
+        if (!enabled)
                 return;
         int r = actuate_read_lowmem(root, &w->boot);
         if (r < 0) {
@@ -67,14 +56,11 @@ void pulse_init(struct pulse *w, const char *root, const char *state_dir, const 
                 log_msg(log, LOG_INFO, "not waking kswapd ahead of DMA32's end: node 0 has no DMA32 zone below Normal");
                 return;
         }
-        w->dma32_ratio = w->boot.v[dma32];
-        w->can_reclaim = reclaim && reclaim_usable(root, log);
-        if (!close)
-                return;
         if (lowmem_ratio_equal(&w->boot, &w->closed)) {
                 log_msg(log, LOG_INFO, "not waking kswapd ahead of DMA32's end: the zones below Normal are closed already (vm.lowmem_reserve_ratio)");
                 return;
         }
+        w->dma32_ratio = w->boot.v[dma32];
         w->usable = true;
 }
 
@@ -93,48 +79,20 @@ static int reopen(struct pulse *w)
         return 0;
 }
 
-/* One step of a reclaiming pulse that holds: what ends it, if anything. */
-static enum wake_end reclaim_step(struct pulse *w, uint64_t normal_free)
-{
-        uint64_t step = PULSE_RECLAIM_STEP / (uint64_t)w->page_size;
-        uint64_t pages = wake_reclaim_pages(&w->now, normal_free, w->reclaimed / (uint64_t)w->page_size, step);
-        if (pages == 0)
-                return wake_reclaim_end(&w->now, normal_free);
-        unsigned long long bytes = pages * (unsigned long long)w->page_size;
-        int r = actuate_reclaim_node(w->root, w->now.node, bytes);
-        if (r == -EAGAIN)
-                return WAKE_END_NOTHING;
-        if (r < 0) {    /* said in the end's message; no more */
-                w->reclaim_err = r;
-                w->can_reclaim = false;
-                return WAKE_END_FAILED;
-        }
-        w->reclaimed += bytes;
-        return WAKE_HOLD;
-}
-
 static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
 {
         struct pulse *w = userdata;
         (void)usec;
-        bool reclaiming = w->now.how == WAKE_RECLAIM;
         double held = clock_secs(CLOCK_MONOTONIC) - w->started;
         uint64_t free = 0;
         int r = zone_free_quick(w->reader, w->now.node, "Normal", &free);
         enum wake_end e = r < 0 ? WAKE_END_UNREADABLE : wake_end_due(&w->now, free, held);
         if (r < 0)
-                log_msg(w->log, LOG_WARNING, "reading /proc/buddyinfo during a pulse: %s; %s at once", strerror(-r),
-                        reclaiming ? "ending it" : "opening the zones below Normal");
-        if (e == WAKE_HOLD && reclaiming)
-                e = reclaim_step(w, free);
-        if (e == WAKE_HOLD) {   /* a reclaiming pulse goes on with its next step at once */
-                sd_event_source_set_time_relative(s, reclaiming ? 0 : PULSE_POLL_MS * USEC_PER_MSEC);
+                log_msg(w->log, LOG_WARNING, "reading /proc/buddyinfo during a pulse: %s; opening the zones below Normal at once",
+                        strerror(-r));
+        if (e == WAKE_HOLD) {
+                sd_event_source_set_time_relative(s, PULSE_POLL_MS * USEC_PER_MSEC);
                 return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-        }
-        if (reclaiming) {
-                report_reclaim_end(w->log, &w->now, e, free, held, w->reclaimed, w->page_size, w->reclaim_err);
-                w->poll = sd_event_source_disable_unref(w->poll);
-                return 0;
         }
         r = reopen(w);
         report_wake_end(w->log, &w->now, e, free, held, w->page_size, r);
@@ -185,51 +143,25 @@ static void close_zones(struct pulse *w, sd_event *e, const struct wake_pulse *p
         report_wake(w->log, p, w->page_size, true);
 }
 
-/* A reclaiming pulse: its first step at once, the next ones as each ends. */
-static void start_reclaim(struct pulse *w, sd_event *e, const struct wake_pulse *p)
-{
-        int r = sd_event_add_time_relative(e, &w->poll, CLOCK_MONOTONIC, 0, USEC_PER_MSEC, on_poll, w);
-        if (r < 0) {
-                log_msg(w->log, LOG_WARNING, "cannot time a pulse that reclaims on the node: %s; no more of them",
-                        strerror(-r));
-                w->can_reclaim = false;
-                return;
-        }
-        w->now = *p;
-        w->started = clock_secs(CLOCK_MONOTONIC);
-        w->reclaimed = 0;
-        w->reclaim_err = 0;
-        report_wake(w->log, p, w->page_size, true);
-}
-
 void pulse_sample(struct pulse *w, sd_event *e, const struct sample *s, long baseline, bool acting)
 {
-        if (!w->usable && !w->can_reclaim)
+        if (!w->usable)
                 return;
         struct wake_params prm = { .baseline = baseline, .lead = PULSE_LEAD_SECONDS,
-                                   .dma32_ratio = w->dma32_ratio, .close = w->usable,
-                                   .reclaim = w->can_reclaim };
+                                   .dma32_ratio = w->dma32_ratio };
         struct wake_pulse p;
         if (!wake_step(&w->state, s, &prm, &p) || w->poll)
                 return;
         if (!acting)
                 report_wake(w->log, &p, w->page_size, false);
-        else if (p.how == WAKE_CLOSE)
-                close_zones(w, e, &p);
         else
-                start_reclaim(w, e, &p);
+                close_zones(w, e, &p);
 }
 
 void pulse_stop(struct pulse *w)
 {
         if (!w->poll)
                 return;
-        if (w->now.how == WAKE_RECLAIM) {
-                log_msg(w->log, LOG_INFO, "stopping: the pulse reclaiming on node%d ends (%llu MB reclaimed)",
-                        w->now.node, w->reclaimed >> 20);
-                w->poll = sd_event_source_disable_unref(w->poll);
-                return;
-        }
         int r = reopen(w);
         if (r < 0)
                 log_msg(w->log, LOG_ERR, "cannot open the zones below Normal again (" LOWMEM_PATH "): %s; `memoptimizer restore` will, from %s/" STATE_LOWMEM_FILE,

@@ -405,15 +405,6 @@ void report_backoff(const struct logger *l, const struct compact_backoff *b)
 
 void report_wake_message(char *msg, size_t size, const struct wake_pulse *p, long page_size, bool acting)
 {
-        if (p->how == WAKE_RECLAIM) {
-                snprintf(msg, size,
-                         "%sreclaim for kswapd: DMA32 would be empty in %.1f s (%.0f MB fell in %.2f s, %.0f MB free) while node%d Normal sits at its low too near its min to close the zones below it (%.0f MB free, min %.0f MB) and kswapd sleeps; %s on the node until Normal is at its high (%.0f MB)",
-                         acting ? "" : "would ", p->dma32_left, pages_mb(p->dma32_fell, page_size), p->interval,
-                         pages_mb(p->dma32_free, page_size), p->node, pages_mb(p->normal_free, page_size),
-                         pages_mb(p->normal_min, page_size), acting ? "reclaiming" : "would reclaim",
-                         pages_mb(p->end_high, page_size));
-                return;
-        }
         snprintf(msg, size,
                  "%swake kswapd: DMA32 would be empty in %.1f s (%.0f MB fell in %.2f s, %.0f MB free) while node%d Normal sits at its low (%.0f MB free, low %.0f MB) and kswapd sleeps; the zones below Normal %s closed to it until Normal is at its high (%.0f MB)",
                  acting ? "" : "would ", p->dma32_left, pages_mb(p->dma32_fell, page_size), p->interval,
@@ -434,7 +425,6 @@ void report_wake(const struct logger *l, const struct wake_pulse *p, long page_s
         field(&fs, "NORMAL_FREE_PAGES", 0, (double)p->normal_free);
         field(&fs, "NORMAL_WMARK_LOW", 0, (double)p->normal_low);
         field(&fs, "NORMAL_WMARK_HIGH", 0, (double)p->normal_high);
-        field_str(&fs, "WAKE_HOW", p->how == WAKE_RECLAIM ? "reclaim" : "close");
         log_event(l, LOG_INFO, MSGID_WAKE, msg, fs.f, fs.n);
 }
 
@@ -453,30 +443,6 @@ void report_wake_end(const struct logger *l, const struct wake_pulse *p, enum wa
         field(&fs, "HELD_SECONDS", 3, held);
         if (known)
                 field(&fs, "NORMAL_FREE_PAGES", 0, (double)normal_free);
-        field_str(&fs, "WAKE_HOW", "close");
         field_str(&fs, "WAKE_END", wake_end_field(e));
         log_event(l, err ? LOG_ERR : LOG_INFO, MSGID_WAKE_END, msg, fs.f, fs.n);
-}
-
-void report_reclaim_end(const struct logger *l, const struct wake_pulse *p, enum wake_end e, uint64_t normal_free,
-                        double held, unsigned long long reclaimed, long page_size, int err)
-{
-        char msg[REPORT_MSG_MAX], free_mb[32] = "";
-        bool known = e != WAKE_END_UNREADABLE;
-        if (known)
-                snprintf(free_mb, sizeof(free_mb), " (Normal %.0f MB free)", pages_mb(normal_free, page_size));
-        snprintf(msg, sizeof(msg), "reclaimed %llu MB on node%d in %.0f ms: %s%s%s%s", reclaimed >> 20, p->node,
-                 held * 1000, wake_end_name(e), free_mb, err ? ": " : "",
-                 err ? strerror(-err) : "");
-        if (err)
-                snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "; no more pulses that reclaim");
-        struct fields fs = { .n = 0 };
-        field(&fs, "NODE", 0, p->node);
-        field(&fs, "HELD_SECONDS", 3, held);
-        if (known)
-                field(&fs, "NORMAL_FREE_PAGES", 0, (double)normal_free);
-        field(&fs, "RECLAIMED_BYTES", 0, (double)reclaimed);
-        field_str(&fs, "WAKE_HOW", "reclaim");
-        field_str(&fs, "WAKE_END", wake_end_field(e));
-        log_event(l, err ? LOG_WARNING : LOG_INFO, MSGID_WAKE_END, msg, fs.f, fs.n);
 }

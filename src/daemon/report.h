@@ -34,10 +34,6 @@ void report_episode(const struct logger *l, const struct decision *d);
 /* A pulse that wakes kswapd (wake.h): its start, and its end with Normal's
  * free pages then, `held` seconds in; err: the write that reopened failed. */
 void report_wake(const struct logger *l, const struct wake_pulse *p, long page_size, bool acting);
-/* A reclaiming pulse's end: how much it reclaimed, and why it stopped
- * (err: the write's failure, which ends them for good). */
-void report_reclaim_end(const struct logger *l, const struct wake_pulse *p, enum wake_end e, uint64_t normal_free,
-                        double held, unsigned long long reclaimed, long page_size, int err);
 void report_wake_end(const struct logger *l, const struct wake_pulse *p, enum wake_end e, uint64_t normal_free,
                      double held, long page_size, int err);
 

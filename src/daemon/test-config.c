@@ -172,7 +172,7 @@ static void every_key(void **state)
         int r = load_text("# comment\n; another\n\ninterval = 250ms\nwindow = 16\nhorizon = 1min\n"
                           "max_wsf = 500\ncalm_period = 2min\ntrend_min_r2 = 0.8\noom_headroom = 10%\n"
                           "compaction = off\ncompaction_max_order = 4\ncompaction_lead_time = 5s\n"
-                          "wake_kswapd = no\nnode_reclaim = no\ndry_run = yes\nlog_level = debug\nmetrics_dir = /var/lib/x\n"
+                          "wake_kswapd = no\ndry_run = yes\nlog_level = debug\nmetrics_dir = /var/lib/x\n"
                           "metrics_interval = 30s\n", &c, err, sizeof(err));
         assert_int_equal(r, 0);
         assert_float_equal(c.interval, 0.25, 1e-12);
@@ -186,7 +186,6 @@ static void every_key(void **state)
         assert_int_equal(c.compaction_max_order, 4);
         assert_float_equal(c.compaction_lead_time, 5, 1e-12);
         assert_false(c.wake_kswapd);
-        assert_false(c.node_reclaim);
         assert_true(c.dry_run);
         assert_int_equal(c.log_level, LOG_DEBUG);
         assert_string_equal(c.metrics_dir, "/var/lib/x");
@@ -534,7 +533,7 @@ static void key_list(void **state)
         size_t n = 0;
         for (const char *const *k = config_keys(); *k; k++)
                 n++;
-        assert_int_equal(n, 19);
+        assert_int_equal(n, 18);
 }
 
 /* record: an absolute file name, none or nothing; a relative name is refused

@@ -2,9 +2,7 @@
  * /proc under a temporary root, its lowmem_reserve_ratio and buddyinfo
  * written by the test) and a real sd-event loop: what is written, kept and
  * put back when a pulse starts, ends, is stopped, meets somebody else's
- * value, or was left by an instance that died mid-pulse; and the pulse
- * that reclaims on the node instead, against a regular file where the
- * kernel has its reclaim file. */
+ * value, or was left by an instance that died mid-pulse. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -22,7 +20,6 @@
 
 #include "fixture-tree.h"
 #include "actuate.h"
-#include "clock.h"
 #include "pulse.h"
 #include "state.h"
 #include "tmp-tree.h"
@@ -44,9 +41,6 @@ struct fake {
         sd_event *e;
         struct pulse w;
         struct zone zones[2];
-        /* Normal's free pages in the samples: at its low at wsf 100, or (for
-         * the reclaiming pulse) at the baseline's, a few MB above its min */
-        uint64_t sampled_normal;
 };
 
 static void put(const struct fake *f, const char *rel, const char *text)
@@ -96,7 +90,6 @@ static int setup(void **state)
         put(f, LOWMEM_PATH, "256\t256\t32\t0\t0\n");
         normal_free(f, LOW100);
         f->log = (struct logger){ .level = LOG_DEBUG, .journal = false };
-        f->sampled_normal = LOW100;
         assert_int_equal(sample_reader_new(&f->reader, f->root), 0);
         assert_true(sd_event_new(&f->e) >= 0);
         *state = f;
@@ -127,12 +120,10 @@ static void zone_at(struct zone *z, const char *name, uint64_t managed, uint64_t
         zone_sum_orders(z, 11);
 }
 
-#define LOW10 (NORMAL_MIN + NORMAL_MANAGED / 1000)
-
 static struct sample at(struct fake *f, double t, uint64_t dma32_free)
 {
         zone_at(&f->zones[0], "DMA32", DMA32_MANAGED, 2116, dma32_free);
-        zone_at(&f->zones[1], "Normal", NORMAL_MANAGED, NORMAL_MIN, f->sampled_normal);
+        zone_at(&f->zones[1], "Normal", NORMAL_MANAGED, NORMAL_MIN, LOW100);
         struct sample s = { .time = t, .wsf = 100, .nr_orders = 11, .nr_zones = 2, .zones = f->zones };
         s.vm.pgscan_kswapd = 500;
         return s;
@@ -152,35 +143,7 @@ static void two_samples(struct fake *f, bool acting)
 
 static void init(struct fake *f, bool acting)
 {
-        pulse_init(&f->w, f->root, f->state, &f->log, f->reader, 4096, true, true, acting);
-}
-
-#define RECLAIM_PATH "/sys/devices/system/node/node0/reclaim"
-
-/* What the reclaim file was last written (each write truncates it). */
-static void reclaim_file_is(const struct fake *f, const char *want)
-{
-        char buf[64];
-        assert_int_equal(tmp_tree_text(f->root, RECLAIM_PATH, buf, sizeof(buf)), 0);
-        assert_string_equal(buf, want);
-}
-
-/* A reclaiming pulse made and in progress: Normal sampled near its min. */
-static void reclaim_started(struct fake *f, bool acting)
-{
-        char dir[256];
-        const char *parts[] = { "/sys", "/sys/devices", "/sys/devices/system", "/sys/devices/system/node",
-                                "/sys/devices/system/node/node0" };
-        for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-                snprintf(dir, sizeof(dir), "%s%s", f->root, parts[i]);
-                assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
-        }
-        put(f, RECLAIM_PATH, "");
-        f->sampled_normal = LOW10;
-        normal_free(f, LOW10);
-        init(f, acting);
-        assert_true(f->w.can_reclaim);
-        two_samples(f, acting);
+        pulse_init(&f->w, f->root, f->state, &f->log, f->reader, 4096, true, acting);
 }
 
 /* A pulse made and in progress. */
@@ -202,12 +165,10 @@ static void none(const struct fake *f, const struct lowmem_ratio *want)
         assert_false(lowmem_file_kept(f));
 }
 
-/* Run the loop until the pulse is over (at most ~3 s: a reclaiming pulse
- * steps at once, many times in one). */
+/* Run the loop until the pulse is over (at most ~3 s). */
 static void until_open(struct fake *f)
 {
-        double until = clock_secs(CLOCK_MONOTONIC) + 3;
-        while (f->w.poll && clock_secs(CLOCK_MONOTONIC) < until)
+        for (int i = 0; i < 60 && f->w.poll; i++)
                 assert_true(sd_event_run(f->e, 50000) >= 0);
 }
 
@@ -328,71 +289,6 @@ static void no_pulse_without_its_file(void **state)
         assert_false(f->w.usable);
 }
 
-/* Normal too near its min to close the zones below it: the pulse reclaims
- * a step at a time, the zones stay open, and it ends once Normal is at its
- * high, with nothing to put back. */
-static void reclaims_until_high(void **state)
-{
-        struct fake *f = *state;
-        reclaim_started(f, true);
-        assert_non_null(f->w.poll);
-        assert_int_equal(f->w.now.how, WAKE_RECLAIM);
-        assert_true(sd_event_run(f->e, 50000) >= 0);   /* the first step */
-        reclaim_file_is(f, "33554432\n");
-        assert_int_equal(f->w.reclaimed, 33554432ULL);
-        normal_free(f, HIGH100 - 1000);                 /* the last step: what is left */
-        assert_true(sd_event_run(f->e, 50000) >= 0);
-        reclaim_file_is(f, "4096000\n");
-        normal_free(f, HIGH100);
-        until_open(f);
-        none(f, &boot_ratio);
-        assert_true(f->w.can_reclaim);
-}
-
-/* Normal never gets there (here the file reclaims nothing; under a burst
- * the demand takes what is reclaimed): over after one pass's worth, the way
- * to its high it had at the start, never endless. */
-static void reclaim_ends_after_a_pass(void **state)
-{
-        struct fake *f = *state;
-        reclaim_started(f, true);
-        until_open(f);
-        assert_null(f->w.poll);
-        assert_int_equal(f->w.reclaimed, (unsigned long long)(HIGH100 - LOW10) * 4096);
-        none(f, &boot_ratio);
-}
-
-/* A write that fails ends the pulse and every later one. */
-static void reclaim_failure_stops_them(void **state)
-{
-        struct fake *f = *state;
-        reclaim_started(f, true);
-        char path[256];
-        snprintf(path, sizeof(path), "%s" RECLAIM_PATH, f->root);
-        assert_int_equal(unlink(path), 0);
-        assert_int_equal(mkdir(path, 0755), 0);         /* EISDIR */
-        until_open(f);
-        assert_null(f->w.poll);
-        assert_false(f->w.can_reclaim);
-        assert_int_equal(f->w.reclaim_err, -EISDIR);
-        two_samples(f, true);
-        assert_null(f->w.poll);
-}
-
-/* Without the kernel's file, or in a dry run, nothing is written. */
-static void reclaim_needs_the_file_and_acting(void **state)
-{
-        struct fake *f = *state;
-        f->sampled_normal = LOW10;
-        init(f, true);
-        assert_false(f->w.can_reclaim);
-        two_samples(f, true);
-        none(f, &boot_ratio);
-        reclaim_started(f, false);
-        assert_null(f->w.poll);
-        reclaim_file_is(f, "");
-}
-
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -407,10 +303,6 @@ int main(void)
                 cmocka_unit_test_setup_teardown(leftover_restored_at_start, setup, teardown),
                 cmocka_unit_test_setup_teardown(leftover_of_a_changed_value_left, setup, teardown),
                 cmocka_unit_test_setup_teardown(no_pulse_without_its_file, setup, teardown),
-                cmocka_unit_test_setup_teardown(reclaims_until_high, setup, teardown),
-                cmocka_unit_test_setup_teardown(reclaim_ends_after_a_pass, setup, teardown),
-                cmocka_unit_test_setup_teardown(reclaim_failure_stops_them, setup, teardown),
-                cmocka_unit_test_setup_teardown(reclaim_needs_the_file_and_acting, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

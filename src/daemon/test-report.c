@@ -1,7 +1,6 @@
 /* report: every kind of decision becomes one readable line (stderr here, as
  * without journald) built with all its journal fields; run under ASan, this
  * also checks that the fields fit (a raise once overflowed them). */
-#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -179,17 +178,6 @@ static void wake_pulse(const struct logger *l)
         report_wake_end(l, &p, WAKE_END_HIGH, 124000, 0.412, 4096, 0);
         report_wake_end(l, &p, WAKE_END_UNREADABLE, 0, 0.02, 4096, 0);
         report_wake(l, &p, 4096, false);
-}
-
-/* A pulse that reclaims on the node instead, and its ends. */
-static void reclaim_pulse(const struct logger *l)
-{
-        struct wake_pulse p = { .how = WAKE_RECLAIM, .node = 0, .normal_free = 20163, .normal_min = 14769,
-                                .normal_low = 68711, .normal_high = 122653, .dma32_free = 150000,
-                                .dma32_fell = 80000, .interval = 1.0, .dma32_left = 1.2, .end_high = 122653 };
-        report_wake(l, &p, 4096, true);
-        report_reclaim_end(l, &p, WAKE_END_HIGH, 124000, 0.212, 402653184ULL, 4096, 0);
-        report_reclaim_end(l, &p, WAKE_END_FAILED, 20000, 0.001, 0, 4096, -EACCES);
 }
 
 /* Raises held back and allowed again: said once each, nothing while it
@@ -390,14 +378,6 @@ static void lines(void **state)
         assert_non_null(strstr(out, "zones below Normal open again after 20 ms: Normal's free memory unreadable\n"));
         assert_non_null(strstr(out, "would wake kswapd: DMA32"));
         assert_non_null(strstr(out, "the zones below Normal would be closed to it"));
-        capture(reclaim_pulse, out, sizeof(out));
-        assert_non_null(strstr(out, "reclaim for kswapd: DMA32 would be empty in 1.2 s (328 MB fell in 1.00 s, 614 MB free) "
-                                    "while node0 Normal sits at its low too near its min to close the zones below it "
-                                    "(83 MB free, min 60 MB) and kswapd sleeps; reclaiming on the node until Normal is "
-                                    "at its high (502 MB)\n"));
-        assert_non_null(strstr(out, "reclaimed 384 MB on node0 in 212 ms: Normal at its high (Normal 508 MB free)\n"));
-        assert_non_null(strstr(out, "reclaimed 0 MB on node0 in 1 ms: the reclaim write failed (Normal 82 MB free): "
-                                    "Permission denied; no more pulses that reclaim\n"));
         capture(hold_changes, out, sizeof(out));
         const char *gave_up = strstr(out, "holding back raises of vm.watermark_scale_factor: kswapd gave up reclaiming on node 1");
         const char *failing = strstr(out, "holding back raises of vm.watermark_scale_factor: kswapd scans 1.2 GB/s and reclaims 12 MB/s of it");

@@ -60,29 +60,6 @@ int actuate_compact_node(const char *root, int node, bool *all)
         return write_text(root, COMPACT_ALL_PATH, "1\n");
 }
 
-static void reclaim_path(char *buf, size_t size, int node)
-{
-        snprintf(buf, size, "/sys/devices/system/node/node%d/reclaim", node);
-}
-
-int actuate_reclaim_node(const char *root, int node, unsigned long long bytes)
-{
-        char path[64], text[32];
-        reclaim_path(path, sizeof(path), node);
-        snprintf(text, sizeof(text), "%llu\n", bytes);
-        return write_text(root, path, text);
-}
-
-int actuate_reclaim_node_check(const char *root, int node)
-{
-        char path[64], full[PATH_MAX];
-        reclaim_path(path, sizeof(path), node);
-        int r = path_join(full, sizeof(full), root, path);
-        if (r < 0)
-                return r;
-        return access(full, W_OK) == 0 ? 0 : -errno;
-}
-
 int actuate_restore(const char *root, long baseline, long ours, bool *restored)
 {
         long now;

@@ -1,8 +1,7 @@
 /* actuate.h — the only code that writes to the kernel.
  *
- * Owns writing vm.watermark_scale_factor, the compaction triggers,
- * vm.lowmem_reserve_ratio and the node's proactive reclaim (the pulses
- * that wake kswapd or stand in for it, wake.h), and
+ * Owns writing vm.watermark_scale_factor, the compaction triggers and
+ * vm.lowmem_reserve_ratio (the pulse that wakes kswapd, wake.h), and
  * putting the baseline back on exit (the state file that lets a later
  * process do it is state.h's). Paths are below a root prefix ("" for
  * the real system) so tests can run against a temporary tree. Every function
@@ -45,14 +44,6 @@ int actuate_write_lowmem(const char *root, const struct lowmem_ratio *v);
  * `ours` (then somebody else's stays). */
 int actuate_restore_lowmem(const char *root, const struct lowmem_ratio *boot, const struct lowmem_ratio *ours,
                            bool *restored);
-
-/* The node's proactive reclaim (Linux 6.16+, "mm: introduce per-node
- * proactive reclaim interface"): reclaim `bytes` on `node` now, in this
- * process, as kswapd would (the default swappiness). Synchronous.
- * -EAGAIN: the kernel reclaimed less than asked after its retries. */
-int actuate_reclaim_node(const char *root, int node, unsigned long long bytes);
-/* 0 when the file is there to write, or why not (-ENOENT: an older kernel). */
-int actuate_reclaim_node_check(const char *root, int node);
 
 /* errno values that mean "this process may not write here". */
 bool actuate_denied(int err);
