@@ -1,5 +1,8 @@
-# Where wake_step's conditions hold but Normal lacks room for a pulse (would-be reclaim),
-# and where a pulse would fire; per trace, with time to kswapd's own wake.
+# usage: would-pulse.py LEAD TRACE...
+# Where wake_step's conditions hold (a raise in force, DMA32 empty within LEAD
+# seconds at its last fall, kswapd asleep, Normal at its low): PULSE where
+# Normal has room above its min to close the zones below it, RECLAIM where it
+# has not; per trace, with the time until kswapd woke by itself.
 import gzip,json,sys
 LEAD=float(sys.argv[1]); files=sys.argv[2:]
 for fn in files:
