@@ -68,6 +68,13 @@ class StallZones(ToolCase):
     def test_refused(self):
         self.assert_refused([["--huge-mb", "0"]], "--huge-mb must be > 0")
 
+    def test_a_trace_without_a_page_size_is_refused(self):
+        # its page size is not guessed: the bursts and the MB depend on it
+        write_trace(self.path, [{"t": 1000.0, "wsf": 10, "meminfo": {"anon_huge": 0}}])
+        r = self.run_tool(self.path)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no page_size", r.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -6,20 +6,20 @@ at or before the burst before's onset and held is in force but not "for
 it"; a run of gaps that is not steady is no train, and its onsets are
 listed; what kswapd reclaimed around a burst is counted up to the next
 burst (the last: one period), and said only where the trace carries it;
-bad options are refused."""
+pages are counted at the trace's own page size, and a trace without one
+is refused; bad options are refused."""
 import unittest
 
 from tracetest import ToolCase, write_trace
 
-MB = 256    # pages
-
-
-def trace(path, onsets, wsf_at, reclaim_at=None):
-    """Samples every second from t=0 to 40; a burst of 700 MB of huge pages
-    grows in the sample at each onset time and is let go 2 s later;
-    wsf_at(t) is the value read at the sample at t; reclaim_at(t), when
-    given, the pages kswapd reclaimed in the second up to the sample at t
-    (pgsteal_kswapd; without it the samples carry no vmstat)."""
+def trace(path, onsets, wsf_at, reclaim_at=None, page=4096):
+    """Samples every second from t=0 to 40, of a machine with pages of
+    `page` bytes; a burst of 700 MB of huge pages grows in the sample at
+    each onset time and is let go 2 s later; wsf_at(t) is the value read at
+    the sample at t; reclaim_at(t), when given, the MB kswapd reclaimed in
+    the second up to the sample at t (pgsteal_kswapd; without it the
+    samples carry no vmstat)."""
+    MB = 2**20 // page
     held, rows, stolen = 0, [], 0
     for t in range(41):
         if t in onsets:
@@ -28,10 +28,10 @@ def trace(path, onsets, wsf_at, reclaim_at=None):
             held -= 700 * MB
         row = {"t": 1000.0 + t, "wsf": wsf_at(t), "meminfo": {"anon_huge": held}}
         if reclaim_at:
-            stolen += reclaim_at(t)
+            stolen += int(reclaim_at(t) * MB)
             row["vmstat"] = {"pgsteal_kswapd": stolen}
         rows.append(row)
-    write_trace(path, rows)
+    write_trace(path, rows, {"page_size": page})
 
 
 TRAIN = (10, 14, 18, 22, 26)
@@ -40,9 +40,9 @@ TRAIN = (10, 14, 18, 22, 26)
 class TrainLead(ToolCase):
     TOOL = "train-lead"
 
-    def lead(self, onsets, wsf_at, reclaim_at=None):
+    def lead(self, onsets, wsf_at, reclaim_at=None, page=4096):
         """train-lead's output on a trace of these bursts, which it must read."""
-        trace(self.path, onsets, wsf_at, reclaim_at)
+        trace(self.path, onsets, wsf_at, reclaim_at, page)
         r = self.run_tool(self.path)
         self.assertEqual(r.returncode, 0, r.stderr)
         return r.stdout
@@ -88,7 +88,10 @@ class TrainLead(ToolCase):
         # 1 GiB in the second after each onset of bursts 4 and 5, 0.25 GiB
         # after the others, and 0.5 GiB at t=35, past the last burst's
         # period (4 s): not counted for it
-        gib = 1024 * MB
+        # The same on a machine with 64 KiB pages: the header's page size
+        # counts, for the bursts' onsets (700 MB is 11,200 pages there,
+        # under the 64 MB threshold counted in 4 KiB pages) and the GiB.
+        gib = 1024
 
         def reclaim(t):
             if t == 35:
@@ -96,11 +99,18 @@ class TrainLead(ToolCase):
             if t - 1 in TRAIN:
                 return gib if t - 1 >= 22 else gib // 4
             return 0
-        out = self.lead(TRAIN, lambda t: 100 if 21 <= t <= 27 else 10, reclaim)
-        self.assertIn("1: +10.0 s wsf 10; kswapd reclaimed 0.25 GiB\n", out)
-        self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before, for it; kswapd reclaimed 1.00 GiB\n", out)
-        self.assertIn("5: +26.0 s wsf 100 raised 6.0 s before; kswapd reclaimed 1.00 GiB\n", out)
-        self.assertIn("kswapd reclaimed around each of them: median 1.00 GiB (1.00-1.00)", out)
+        for page in (4096, 65536):
+            out = self.lead(TRAIN, lambda t: 100 if 21 <= t <= 27 else 10, reclaim, page)
+            self.assertIn("1: +10.0 s wsf 10; kswapd reclaimed 0.25 GiB\n", out)
+            self.assertIn("4: +22.0 s wsf 100 raised 2.0 s before, for it; kswapd reclaimed 1.00 GiB\n", out)
+            self.assertIn("5: +26.0 s wsf 100 raised 6.0 s before; kswapd reclaimed 1.00 GiB\n", out)
+            self.assertIn("kswapd reclaimed around each of them: median 1.00 GiB (1.00-1.00)", out)
+
+    def test_a_trace_without_a_page_size_is_refused(self):
+        write_trace(self.path, [{"t": 1000.0 + t, "wsf": 10, "meminfo": {"anon_huge": 0}} for t in range(3)])
+        r = self.run_tool(self.path)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no page_size", r.stderr)
 
     def test_no_counter_no_reclaim(self):
         out = self.lead(TRAIN, lambda t: 10)

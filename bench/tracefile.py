@@ -32,6 +32,16 @@ def header_and_samples(path):
     return header, ss
 
 
+def page_size(header):
+    """The page size in bytes that a trace's header gives. A trace without
+    one, or with one outside what replay takes (512 B..1 GiB), is not one
+    memoptimizer wrote: ValueError, as replay refuses it."""
+    p = header.get("page_size")
+    if type(p) is not int or not 512 <= p <= 1 << 30:
+        raise ValueError("the trace's header gives no page_size of 512..1073741824 bytes: not a trace memoptimizer wrote")
+    return p
+
+
 def zone_free(z, order=0):
     """Free pages of a zone's record in blocks of `order` or larger."""
     return sum(c << o for o, c in enumerate(z["nr_free"]) if o >= order)
