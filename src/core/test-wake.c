@@ -107,11 +107,35 @@ static void none_unless_normal_at_low_with_room(void **state)
 {
         (void)state;
         uint64_t high100 = 14769 + 2 * (NORMAL_MANAGED / 100);
-        uint64_t near_min = 14769 + (LOW100 - 14769) / 2;
+        uint64_t near_min = 14769 + (LOW100 - 14769) / WAKE_SCANT_ROOM;
         assert_false(second_starts(100, high100, 200000, 100000, 500));
         assert_false(second_starts(100, near_min, 200000, 100000, 500));
         /* just inside both bounds: one */
         assert_true(second_starts(100, near_min + 1, 200000, 100000, 500));
+}
+
+/* Normal at the baseline's low (the page cache holds it there), a sixteenth
+ * of its raised gap above its min or more: a pulse, which ends at half that
+ * room; with half the gap, at a quarter of it, as before. */
+static void scant_room_has_a_lower_floor(void **state)
+{
+        (void)state;
+        uint64_t gap = LOW100 - 14769, low10 = 14769 + NORMAL_MANAGED / 1000;
+        uint64_t d32 = 120000 + 2116 + DMA32_MANAGED / 100 + RESERVE;
+        uint64_t normal[] = { low10, LOW100 };
+        uint64_t floor[] = { 14769 + gap / 32, 14769 + gap / 4 };
+        for (size_t i = 0; i < 2; i++) {
+                struct wake_state st;
+                struct wake_pulse p;
+                wake_init(&st);
+                struct sample s = at(0, 100, normal[i], d32 + 80000, 500);
+                assert_false(wake_step(&st, &s, &params, &p));
+                s = at(1, 100, normal[i], d32, 500);
+                assert_true(wake_step(&st, &s, &params, &p));
+                assert_int_equal(p.end_floor, floor[i]);
+                assert_int_equal(wake_end_due(&p, floor[i], 0.1), WAKE_END_NEAR_MIN);
+                assert_int_equal(wake_end_due(&p, floor[i] + 1, 0.1), WAKE_HOLD);
+        }
 }
 
 /* No DMA32 zone (most arm64 and large-memory layouts differ), a stray
@@ -190,6 +214,7 @@ int main(void)
                 cmocka_unit_test(none_without_a_raise),
                 cmocka_unit_test(none_while_kswapd_runs),
                 cmocka_unit_test(none_unless_normal_at_low_with_room),
+                cmocka_unit_test(scant_room_has_a_lower_floor),
                 cmocka_unit_test(none_without_evidence),
                 cmocka_unit_test(ends),
                 cmocka_unit_test(ratio_text),

@@ -32,14 +32,21 @@ static bool find_zones(const struct sample *s, const struct zone **normal, const
 }
 
 /* Normal at its low (the fast path goes on to DMA32 from there), with room
- * above its min for the allocations a pulse sends to it. */
-static bool normal_ready(const struct zone *n)
+ * above its min for the allocations a pulse sends to it before kswapd's
+ * reclaim reaches them: half its low-min gap, or, where the page cache has
+ * held it at the baseline's low as at most episodes' starts, a sixteenth
+ * (wake.h). *floor: where the pulse ends rather than have them reclaim
+ * directly, half the room it asked for. */
+static bool normal_ready(const struct zone *n, uint64_t *floor)
 {
         if (n->wmark_high < n->wmark_low || n->wmark_low < n->wmark_min)
                 return false;
-        bool at_low = n->free_pages <= n->wmark_low + (n->wmark_high - n->wmark_low) / 4;
-        bool room = n->free_pages > n->wmark_min + (n->wmark_low - n->wmark_min) / 2;
-        return at_low && room;
+        uint64_t gap = n->wmark_low - n->wmark_min;
+        if (n->free_pages > n->wmark_low + (n->wmark_high - n->wmark_low) / 4)
+                return false;
+        unsigned share = n->free_pages > n->wmark_min + gap / 2 ? 2 : WAKE_SCANT_ROOM;
+        *floor = n->wmark_min + gap / (2 * share);
+        return n->free_pages > n->wmark_min + gap / share;
 }
 
 bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_params *prm,
@@ -58,7 +65,8 @@ bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_
                 return false;
         bool asleep = s->vm.pgscan_kswapd == last.pgscan_kswapd;
         uint64_t fell = last.dma32_free > d->free_pages ? last.dma32_free - d->free_pages : 0;
-        if (!asleep || fell <= WAKE_MIN_FELL || !normal_ready(n))
+        uint64_t end_floor;
+        if (!asleep || fell <= WAKE_MIN_FELL || !normal_ready(n, &end_floor))
                 return false;
         uint64_t reserve = prm->dma32_ratio > 0 ? n->managed_pages / (uint64_t)prm->dma32_ratio : 0;
         uint64_t floor = d->wmark_low + reserve;
@@ -73,7 +81,7 @@ bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_
                 .dma32_free = d->free_pages, .dma32_fell = fell, .interval = dt,
                 .dma32_left = secs_left,
                 .end_high = n->wmark_high,
-                .end_floor = n->wmark_min + (n->wmark_low - n->wmark_min) / 4,
+                .end_floor = end_floor,
         };
         return true;
 }

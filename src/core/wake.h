@@ -14,7 +14,14 @@
  * pulse starts -- DMA32 would be empty within `lead` seconds at the fall
  * it just had, kswapd asleep, a raise in force, Normal at its low with room
  * above its min -- and, from Normal's free pages read during it, when it
- * ends. The kernel side closes and opens (actuate.h); the daemon times it. */
+ * ends. The kernel side closes and opens (actuate.h); the daemon times it.
+ *
+ * The room asked for is half of Normal's low-min gap, or a sixteenth of it
+ * (WAKE_SCANT_ROOM): in mixed the page cache holds Normal at the baseline's
+ * low, 16-20 MB above its min, when most episodes start, and without a
+ * pulse DMA32 drains with kswapd asleep until it is spent. kswapd, woken
+ * by the first allocation the pulse sends to Normal, reclaims faster than
+ * those allocations take. */
 #pragma once
 
 #include <stdbool.h>
@@ -25,6 +32,9 @@
 
 /* A pulse lasts at most this long; the next sample judges again. */
 #define WAKE_MAX_SECONDS 1.0
+/* The least room above Normal's min a pulse starts with: this share of
+ * its low-min gap (about 13 MB at wsf 100 on 24 GiB); it ends at half. */
+#define WAKE_SCANT_ROOM 16
 
 struct wake_params {
         long baseline;          /* the scale factor's: pulses only above it */
@@ -51,7 +61,8 @@ struct wake_pulse {
         double interval;
         double dma32_left;      /* seconds of that fall DMA32 had left */
         uint64_t end_high;      /* open again when Normal has this many free */
-        uint64_t end_floor;     /* or as few as this: its memory is needed now */
+        uint64_t end_floor;     /* or as few as this: its memory is needed now
+                                 * (half the room the pulse started with) */
 };
 
 enum wake_end {
