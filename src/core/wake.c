@@ -44,7 +44,7 @@ static bool normal_ready(const struct zone *n, uint64_t *floor)
         uint64_t gap = n->wmark_low - n->wmark_min;
         if (n->free_pages > n->wmark_low + (n->wmark_high - n->wmark_low) / 4)
                 return false;
-        unsigned share = n->free_pages > n->wmark_min + gap / 2 ? 2 : WAKE_SCANT_ROOM;
+        uint64_t share = n->free_pages > n->wmark_min + gap / 2 ? 2 : WAKE_SCANT_ROOM;
         *floor = n->wmark_min + gap / (2 * share);
         return n->free_pages > n->wmark_min + gap / share;
 }
