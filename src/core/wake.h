@@ -19,9 +19,10 @@
  * The room asked for is half of Normal's low-min gap, or a sixteenth of it
  * (WAKE_SCANT_ROOM): in mixed the page cache holds Normal at the baseline's
  * low, 16-20 MB above its min, when most episodes start, and without a
- * pulse DMA32 drains with kswapd asleep until it is spent. kswapd, woken
- * by the first allocation the pulse sends to Normal, reclaims faster than
- * those allocations take. */
+ * pulse DMA32 drains with kswapd asleep until it is spent. kswapd is woken
+ * by the first allocation the pulse sends to Normal; until its pages reach
+ * them, those allocations may reclaim directly (a train burst did 150
+ * times in one pulse: bench/README.md, "0.4.16"). */
 #pragma once
 
 #include <stdbool.h>
