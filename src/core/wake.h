@@ -63,7 +63,7 @@ struct wake_pulse {
         double dma32_left;      /* seconds of that fall DMA32 had left */
         uint64_t end_high;      /* open again when Normal has this many free */
         uint64_t end_floor;     /* or as few as this: its memory is needed now
-                                 * (half the room the pulse started with) */
+                                 * (half the room the pulse asked for) */
 };
 
 enum wake_end {
