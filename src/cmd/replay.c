@@ -352,7 +352,8 @@ static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errs
         if ((rp->o.score && score_sample(rp, s, r == 1) < 0) || (r == 1 && take_decision(rp, s, &d) < 0))
                 return -ENOMEM;
         struct wake_params wp = { .baseline = engine_baseline(&rp->engine), .lead = PULSE_LEAD_SECONDS,
-                                  .dma32_ratio = REPLAY_LOWMEM_RATIO };
+                                  .dma32_ratio = REPLAY_LOWMEM_RATIO,
+                                  .huge_order = engine_thp_order(rp->header.page_size, rp->header.thp_pmd_size) };
         struct wake_pulse pulse;
         if (rp->cfg.wake_kswapd && wake_step(&rp->wake, s, &wp, &pulse)) {
                 char msg[REPORT_MSG_MAX];

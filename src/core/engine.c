@@ -86,17 +86,22 @@ int engine_step(struct engine *e, const struct engine_params *p, const struct sa
         return 1;
 }
 
+unsigned engine_thp_order(long page_size, long pmd_size)
+{
+        unsigned k = 0;
+        if (pmd_size > page_size && page_size > 0)
+                while (k < 62 && ((unsigned long)page_size << (k + 1)) <= (unsigned long)pmd_size)
+                        k++;
+        return k;
+}
+
 unsigned engine_max_order(int configured, unsigned nr_orders, long page_size, long pmd_size)
 {
         unsigned top = nr_orders > 1 ? nr_orders - 1 : 1;
         if (configured != ENGINE_ORDER_AUTO)
                 return (unsigned)configured < top ? (unsigned)configured : top;
-        if (pmd_size > page_size && page_size > 0) {
-                unsigned k = 0;
-                while (k < 62 && ((unsigned long)page_size << (k + 1)) <= (unsigned long)pmd_size)
-                        k++;
-                if (k <= top)
-                        return k;
-        }
+        unsigned k = engine_thp_order(page_size, pmd_size);
+        if (k > 0 && k <= top)
+                return k;
         return top > 1 ? top - 1 : 1;
 }

@@ -73,3 +73,6 @@ int engine_step(struct engine *e, const struct engine_params *p, const struct sa
  * a transparent huge page of pmd_size bytes (0: no THP) with pages of
  * page_size bytes, else the highest order minus one. Capped below nr_orders. */
 unsigned engine_max_order(int configured, unsigned nr_orders, long page_size, long pmd_size);
+/* The order of a transparent huge page of pmd_size bytes with pages of
+ * page_size bytes; 0 when there is none (pmd_size 0). */
+unsigned engine_thp_order(long page_size, long pmd_size);

@@ -67,6 +67,55 @@ static void starts_when_dma32_ends_soon(void **state)
         assert_int_equal(st.dma32_free, d32);
 }
 
+/* The start of starts_when_dma32_ends_soon with `blocks` order-9 blocks
+ * among Normal's free pages; grew: 0 a stray huge fault, 1 huge pages
+ * faulted in, 2 the same without THP. Whether it starts; *p as it did. */
+static bool huge_start(uint64_t blocks, int grew, struct wake_pulse *p)
+{
+        struct wake_params thp = params;
+        thp.huge_order = 9;
+        const struct wake_params *prm = grew == 2 ? &params : &thp;
+        struct wake_state st;
+        wake_init(&st);
+        uint64_t d32 = 120000 + 2116 + DMA32_MANAGED / 100 + RESERVE;
+        struct sample s = at(0, 100, LOW100, d32 + 80000, 500);
+        s.mem.anon_huge = 1000;
+        assert_false(wake_step(&st, &s, prm, p));
+        s = at(1, 100, LOW100 - 512, d32, 500);
+        node_zones[1].nr_free[0] = LOW100 - 512 - blocks * 512;
+        node_zones[1].nr_free[9] = blocks;
+        zone_sum_orders(&node_zones[1], 11);
+        s.mem.anon_huge = grew ? 1000 + 80000 : 1000 + 256;    /* 256: no more than a stray fault */
+        return wake_step(&st, &s, prm, p);
+}
+
+/* The same start while huge pages are faulted in watches Normal's huge
+ * blocks; without huge pages faulted, or without THP, it does not. */
+static void watches_huge_blocks_while_faulted(void **state)
+{
+        (void)state;
+        for (int grew = 0; grew < 3; grew++) {
+                struct wake_pulse p;
+                assert_true(huge_start(100, grew, &p));
+                assert_int_equal(p.huge_order, grew == 1 ? 9 : 0);
+                assert_int_equal(p.normal_free_huge, grew == 1 ? 100 * 512 : 0);
+        }
+}
+
+/* With huge pages faulted in and Normal's huge blocks already at the floor
+ * the pulse would end at its first poll, having sent those faults to
+ * compact: it does not start. Without huge faults it does. */
+static void none_that_would_end_at_once(void **state)
+{
+        (void)state;
+        uint64_t floor_blocks = (14769 + (LOW100 - 14769) / 4) / 512;
+        struct wake_pulse p;
+        assert_false(huge_start(floor_blocks, 1, &p));
+        assert_true(huge_start(floor_blocks + 1, 1, &p));
+        assert_true(huge_start(2, 0, &p));
+        assert_true(huge_start(2, 2, &p));
+}
+
 /* The same fall with 3 s of DMA32 left starts nothing yet. */
 static void waits_while_dma32_lasts(void **state)
 {
@@ -133,8 +182,8 @@ static void scant_room_has_a_lower_floor(void **state)
                 s = at(1, 100, normal[i], d32, 500);
                 assert_true(wake_step(&st, &s, &params, &p));
                 assert_int_equal(p.end_floor, floor[i]);
-                assert_int_equal(wake_end_due(&p, floor[i], 0.1), WAKE_END_NEAR_MIN);
-                assert_int_equal(wake_end_due(&p, floor[i] + 1, 0.1), WAKE_HOLD);
+                assert_int_equal(wake_end_due(&p, floor[i], 0, 0.1), WAKE_END_NEAR_MIN);
+                assert_int_equal(wake_end_due(&p, floor[i] + 1, 0, 0.1), WAKE_HOLD);
         }
 }
 
@@ -165,11 +214,18 @@ static void ends(void **state)
 {
         (void)state;
         struct wake_pulse p = { .end_high = 1000, .end_floor = 100 };
-        assert_int_equal(wake_end_due(&p, 500, 0.02), WAKE_HOLD);
-        assert_int_equal(wake_end_due(&p, 1000, 0.02), WAKE_END_HIGH);
-        assert_int_equal(wake_end_due(&p, 100, 0.5), WAKE_END_NEAR_MIN);
-        assert_int_equal(wake_end_due(&p, 500, WAKE_MAX_SECONDS), WAKE_END_TIMEOUT);
-        assert_int_equal(wake_end_due(&p, 2000, WAKE_MAX_SECONDS), WAKE_END_HIGH);
+        assert_int_equal(wake_end_due(&p, 500, 0, 0.02), WAKE_HOLD);  /* huge blocks not watched */
+        assert_int_equal(wake_end_due(&p, 1000, 0, 0.02), WAKE_END_HIGH);
+        assert_int_equal(wake_end_due(&p, 100, 0, 0.5), WAKE_END_NEAR_MIN);
+        assert_int_equal(wake_end_due(&p, 500, 0, WAKE_MAX_SECONDS), WAKE_END_TIMEOUT);
+        assert_int_equal(wake_end_due(&p, 2000, 0, WAKE_MAX_SECONDS), WAKE_END_HIGH);
+        /* started while huge pages were faulted in: Normal's huge blocks at
+         * the floor end it, though its free memory is above it */
+        p.huge_order = 9;
+        assert_int_equal(wake_end_due(&p, 500, 101, 0.02), WAKE_HOLD);
+        assert_int_equal(wake_end_due(&p, 500, 100, 0.02), WAKE_END_NO_HUGE);
+        assert_int_equal(wake_end_due(&p, 1000, 0, 0.02), WAKE_END_HIGH);      /* at its high: kswapd's work done */
+        assert_string_equal(wake_end_field(WAKE_END_NO_HUGE), "no-huge");
         assert_string_equal(wake_end_name(WAKE_END_NEAR_MIN), "Normal near its min");
         /* each end its own journal field, an unreadable Normal not "near min" */
         assert_string_equal(wake_end_field(WAKE_END_HIGH), "high");
@@ -210,6 +266,8 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(starts_when_dma32_ends_soon),
+                cmocka_unit_test(watches_huge_blocks_while_faulted),
+                cmocka_unit_test(none_that_would_end_at_once),
                 cmocka_unit_test(waits_while_dma32_lasts),
                 cmocka_unit_test(none_without_a_raise),
                 cmocka_unit_test(none_while_kswapd_runs),

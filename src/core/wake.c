@@ -59,7 +59,7 @@ bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_
         }
         struct wake_state last = *st;
         *st = (struct wake_state){ .seen = true, .time = s->time, .pgscan_kswapd = s->vm.pgscan_kswapd,
-                                   .dma32_free = d->free_pages };
+                                   .dma32_free = d->free_pages, .anon_huge = s->mem.anon_huge };
         double dt = s->time - last.time;
         if (!last.seen || dt < WAKE_MIN_INTERVAL || s->wsf <= prm->baseline)
                 return false;
@@ -74,6 +74,14 @@ bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_
         double secs_left = left / ((double)fell / dt);
         if (secs_left >= prm->lead)
                 return false;
+        bool huge = prm->huge_order > 0 && prm->huge_order < s->nr_orders &&
+                    s->mem.anon_huge > last.anon_huge + WAKE_MIN_FELL;
+        /* it would end at its first poll, having sent those faults to
+         * compact in Normal: kswapd, woken for them, finds the node
+         * balanced by DMA32 as soon as it opens (a train burst stalled
+         * 289 times in such a pulse: bench/README.md, "0.4.16") */
+        if (huge && n->free_at[prm->huge_order] <= end_floor)
+                return false;
         *p = (struct wake_pulse){
                 .node = n->node,
                 .normal_free = n->free_pages, .normal_min = n->wmark_min,
@@ -82,16 +90,21 @@ bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_
                 .dma32_left = secs_left,
                 .end_high = n->wmark_high,
                 .end_floor = end_floor,
+                .huge_order = huge ? prm->huge_order : 0,
+                .normal_free_huge = huge ? n->free_at[prm->huge_order] : 0,
         };
         return true;
 }
 
-enum wake_end wake_end_due(const struct wake_pulse *p, uint64_t normal_free, double held)
+enum wake_end wake_end_due(const struct wake_pulse *p, uint64_t normal_free, uint64_t normal_free_huge,
+                           double held)
 {
         if (normal_free >= p->end_high)
                 return WAKE_END_HIGH;
         if (normal_free <= p->end_floor)
                 return WAKE_END_NEAR_MIN;
+        if (p->huge_order > 0 && normal_free_huge <= p->end_floor)
+                return WAKE_END_NO_HUGE;
         if (held >= WAKE_MAX_SECONDS)
                 return WAKE_END_TIMEOUT;
         return WAKE_HOLD;
@@ -106,6 +119,7 @@ static const struct {
         [WAKE_END_NEAR_MIN] = { "Normal near its min", "near-min" },
         [WAKE_END_TIMEOUT] = { "held for the longest a pulse lasts", "timeout" },
         [WAKE_END_UNREADABLE] = { "Normal's free memory unreadable", "unreadable" },
+        [WAKE_END_NO_HUGE] = { "Normal out of huge blocks while huge pages are faulted in", "no-huge" },
 };
 
 const char *wake_end_name(enum wake_end e)

@@ -14,7 +14,12 @@
  * pulse starts -- DMA32 would be empty within `lead` seconds at the fall
  * it just had, kswapd asleep, a raise in force, Normal at its low with room
  * above its min -- and, from Normal's free pages read during it, when it
- * ends. The kernel side closes and opens (actuate.h); the daemon times it.
+ * ends. A pulse started while huge pages are faulted in also ends when
+ * Normal's free memory in huge blocks is at the pulse's floor: its free
+ * memory in smaller blocks cannot serve those faults, and with DMA32
+ * closed they would stall to compact while DMA32's huge blocks wait. Where
+ * they are at the floor already, none starts. The kernel side closes and
+ * opens (actuate.h); the daemon times it.
  *
  * The room asked for is half of Normal's low-min gap, or a sixteenth of it
  * (WAKE_SCANT_ROOM): in mixed the page cache holds Normal at the baseline's
@@ -44,6 +49,9 @@ struct wake_params {
          * against allocations that may use Normal is Normal's managed pages
          * over it (the kernel's rule), counted as spent; 0: none */
         long dma32_ratio;
+        /* order of a transparent huge page; 0: no THP (pulses never end
+         * for want of huge blocks) */
+        unsigned huge_order;
 };
 
 /* What the previous sample left, for the falls between two. */
@@ -52,6 +60,7 @@ struct wake_state {
         double time;
         uint64_t pgscan_kswapd;
         uint64_t dma32_free;
+        uint64_t anon_huge;
 };
 
 /* Why a pulse starts, and where it ends (pages, seconds). */
@@ -64,6 +73,11 @@ struct wake_pulse {
         uint64_t end_high;      /* open again when Normal has this many free */
         uint64_t end_floor;     /* or as few as this: its memory is needed now
                                  * (half the room the pulse asked for) */
+        /* huge pages were faulted in over `interval`: the pulse also ends
+         * when Normal's free memory in blocks of this order is at
+         * end_floor (0: not watched) */
+        unsigned huge_order;
+        uint64_t normal_free_huge;
 };
 
 enum wake_end {
@@ -72,6 +86,7 @@ enum wake_end {
         WAKE_END_NEAR_MIN,      /* Normal near its min: DMA32 is needed now */
         WAKE_END_TIMEOUT,       /* WAKE_MAX_SECONDS */
         WAKE_END_UNREADABLE,    /* Normal's free pages could not be read: open at once */
+        WAKE_END_NO_HUGE,       /* Normal's huge blocks spent while huge pages are faulted in */
 };
 
 void wake_init(struct wake_state *st);
@@ -82,11 +97,14 @@ void wake_init(struct wake_state *st);
 bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_params *prm,
                struct wake_pulse *p);
 
-/* During a pulse: what Normal's free pages, `held` seconds in, call for. */
-enum wake_end wake_end_due(const struct wake_pulse *p, uint64_t normal_free, double held);
+/* During a pulse: what Normal's free pages, `held` seconds in, call for;
+ * normal_free_huge: those in blocks of p->huge_order or larger (read only
+ * when p->huge_order is not 0). */
+enum wake_end wake_end_due(const struct wake_pulse *p, uint64_t normal_free, uint64_t normal_free_huge,
+                           double held);
 
 const char *wake_end_name(enum wake_end e);
-/* The journal field WAKE_END: high, near-min, timeout, unreadable. */
+/* The journal field WAKE_END: high, near-min, timeout, unreadable, no-huge. */
 const char *wake_end_field(enum wake_end e);
 
 /* vm.lowmem_reserve_ratio: one ratio per zone type, in the kernel's zone

@@ -420,7 +420,7 @@ static void reload_apply(struct daemon *d, struct config *c)
         if (wake_changed) {     /* a pulse in progress ends; set up anew */
                 pulse_stop(&d->pulse);
                 pulse_init(&d->pulse, d->opt->root, d->opt->state_dir, d->log, d->reader, d->page_size,
-                           c->wake_kswapd, acting(d));
+                           engine_thp_order(d->page_size, d->thp_pmd_size), c->wake_kswapd, acting(d));
         }
         if (!record_changed && d->rec)
                 record_check(d, recorder_configure(d->rec, c->interval, c->record_max_size),
@@ -597,7 +597,7 @@ static int start(struct daemon *d, sd_event *e)
                 enter_monitor_only(d, r);
         }
         pulse_init(&d->pulse, d->opt->root, d->opt->state_dir, d->log, d->reader, d->page_size,
-                   d->cfg.wake_kswapd, acting(d));
+                   engine_thp_order(d->page_size, d->thp_pmd_size), d->cfg.wake_kswapd, acting(d));
         if ((r = loop_timer_add(e, &d->timer, on_tick, d)) < 0 ||
             (r = sd_event_add_time_relative(e, &d->fast, CLOCK_MONOTONIC, UINT64_MAX / 2, 1000,
                                             on_fast_tick, d)) < 0 ||

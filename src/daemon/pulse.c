@@ -35,10 +35,10 @@ static void leftover(struct pulse *w)
 }
 
 void pulse_init(struct pulse *w, const char *root, const char *state_dir, const struct logger *log,
-                struct sample_reader *reader, long page_size, bool enabled, bool acting)
+                struct sample_reader *reader, long page_size, unsigned huge_order, bool enabled, bool acting)
 {
         *w = (struct pulse){ .root = root, .state_dir = state_dir, .log = log, .reader = reader,
-                             .page_size = page_size };
+                             .page_size = page_size, .huge_order = huge_order };
         wake_init(&w->state);
         if (acting)
                 leftover(w);
@@ -84,9 +84,9 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
         struct pulse *w = userdata;
         (void)usec;
         double held = clock_secs(CLOCK_MONOTONIC) - w->started;
-        uint64_t free = 0;
-        int r = zone_free_quick(w->reader, w->now.node, "Normal", &free);
-        enum wake_end e = r < 0 ? WAKE_END_UNREADABLE : wake_end_due(&w->now, free, held);
+        uint64_t free = 0, free_huge = 0;
+        int r = zone_free_quick(w->reader, w->now.node, "Normal", w->now.huge_order, &free, &free_huge);
+        enum wake_end e = r < 0 ? WAKE_END_UNREADABLE : wake_end_due(&w->now, free, free_huge, held);
         if (r < 0)
                 log_msg(w->log, LOG_WARNING, "reading /proc/buddyinfo during a pulse: %s; opening the zones below Normal at once",
                         strerror(-r));
@@ -95,7 +95,7 @@ static int on_poll(sd_event_source *s, uint64_t usec, void *userdata)
                 return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         }
         r = reopen(w);
-        report_wake_end(w->log, &w->now, e, free, held, w->page_size, r);
+        report_wake_end(w->log, &w->now, e, free, free_huge, held, w->page_size, r);
         if (r == 0)
                 w->poll = sd_event_source_disable_unref(w->poll);
         else    /* try again at the next read: never leave them closed */
@@ -148,7 +148,7 @@ void pulse_sample(struct pulse *w, sd_event *e, const struct sample *s, long bas
         if (!w->usable)
                 return;
         struct wake_params prm = { .baseline = baseline, .lead = PULSE_LEAD_SECONDS,
-                                   .dma32_ratio = w->dma32_ratio };
+                                   .dma32_ratio = w->dma32_ratio, .huge_order = w->huge_order };
         struct wake_pulse p;
         if (!wake_step(&w->state, s, &prm, &p) || w->poll)
                 return;

@@ -35,6 +35,7 @@ struct pulse {
         bool usable;            /* false: never close (not here, or not ours to touch) */
         struct lowmem_ratio boot, closed;
         long dma32_ratio;
+        unsigned huge_order;    /* a transparent huge page's; 0: no THP */
         struct wake_state state;
         struct wake_pulse now;  /* the pulse in progress */
         sd_event_source *poll;  /* non-NULL while closed */
@@ -44,9 +45,10 @@ struct pulse {
 /* Set up; logs why pulses are off when they cannot be made (no DMA32, an
  * unreadable ratio). A lowmem file a previous instance left (it died
  * mid-pulse) is acted on first: its boot value back while its value is in
- * force. enabled: the configuration's wake_kswapd; acting: not dry-run. */
+ * force. enabled: the configuration's wake_kswapd; acting: not dry-run;
+ * huge_order: a transparent huge page's order, 0 without THP. */
 void pulse_init(struct pulse *w, const char *root, const char *state_dir, const struct logger *log,
-                struct sample_reader *reader, long page_size, bool enabled, bool acting);
+                struct sample_reader *reader, long page_size, unsigned huge_order, bool enabled, bool acting);
 
 /* After each sample: start a pulse if wake_step() says so (never while
  * one lasts, nor when not acting: then the would-be pulse is logged). */

@@ -405,12 +405,16 @@ void report_backoff(const struct logger *l, const struct compact_backoff *b)
 
 void report_wake_message(char *msg, size_t size, const struct wake_pulse *p, long page_size, bool acting)
 {
+        char huge[128] = "";
+        if (p->huge_order > 0)
+                snprintf(huge, sizeof(huge), ", or, as huge pages are faulted in, until its huge blocks (%.0f MB) are spent",
+                         pages_mb(p->normal_free_huge, page_size));
         snprintf(msg, size,
-                 "%swake kswapd: DMA32 would be empty in %.1f s (%.0f MB fell in %.2f s, %.0f MB free) while node%d Normal sits at its low (%.0f MB free, low %.0f MB) and kswapd sleeps; the zones below Normal %s closed to it until Normal is at its high (%.0f MB)",
+                 "%swake kswapd: DMA32 would be empty in %.1f s (%.0f MB fell in %.2f s, %.0f MB free) while node%d Normal sits at its low (%.0f MB free, low %.0f MB) and kswapd sleeps; the zones below Normal %s closed to it until Normal is at its high (%.0f MB)%s",
                  acting ? "" : "would ", p->dma32_left, pages_mb(p->dma32_fell, page_size), p->interval,
                  pages_mb(p->dma32_free, page_size), p->node, pages_mb(p->normal_free, page_size),
                  pages_mb(p->normal_low, page_size), acting ? "are" : "would be",
-                 pages_mb(p->end_high, page_size));
+                 pages_mb(p->end_high, page_size), huge);
 }
 
 void report_wake(const struct logger *l, const struct wake_pulse *p, long page_size, bool acting)
@@ -425,15 +429,22 @@ void report_wake(const struct logger *l, const struct wake_pulse *p, long page_s
         field(&fs, "NORMAL_FREE_PAGES", 0, (double)p->normal_free);
         field(&fs, "NORMAL_WMARK_LOW", 0, (double)p->normal_low);
         field(&fs, "NORMAL_WMARK_HIGH", 0, (double)p->normal_high);
+        if (p->huge_order > 0) {
+                field(&fs, "HUGE_ORDER", 0, p->huge_order);
+                field(&fs, "NORMAL_FREE_HUGE_PAGES", 0, (double)p->normal_free_huge);
+        }
         log_event(l, LOG_INFO, MSGID_WAKE, msg, fs.f, fs.n);
 }
 
 void report_wake_end(const struct logger *l, const struct wake_pulse *p, enum wake_end e, uint64_t normal_free,
-                     double held, long page_size, int err)
+                     uint64_t normal_free_huge, double held, long page_size, int err)
 {
-        char msg[REPORT_MSG_MAX], free_mb[32] = "";
+        char msg[REPORT_MSG_MAX], free_mb[64] = "";
         bool known = e != WAKE_END_UNREADABLE;
-        if (known)
+        if (known && p->huge_order > 0)
+                snprintf(free_mb, sizeof(free_mb), " (%.0f MB free, %.0f MB in huge blocks)",
+                         pages_mb(normal_free, page_size), pages_mb(normal_free_huge, page_size));
+        else if (known)
                 snprintf(free_mb, sizeof(free_mb), " (%.0f MB free)", pages_mb(normal_free, page_size));
         snprintf(msg, sizeof(msg), "%s after %.0f ms: %s%s%s%s",
                  err ? "could not open the zones below Normal again" : "zones below Normal open again",
@@ -443,6 +454,8 @@ void report_wake_end(const struct logger *l, const struct wake_pulse *p, enum wa
         field(&fs, "HELD_SECONDS", 3, held);
         if (known)
                 field(&fs, "NORMAL_FREE_PAGES", 0, (double)normal_free);
+        if (known && p->huge_order > 0)
+                field(&fs, "NORMAL_FREE_HUGE_PAGES", 0, (double)normal_free_huge);
         field_str(&fs, "WAKE_END", wake_end_field(e));
         log_event(l, err ? LOG_ERR : LOG_INFO, MSGID_WAKE_END, msg, fs.f, fs.n);
 }

@@ -32,10 +32,11 @@ void report_hold(const struct logger *l, const struct decision *d);
 void report_episode(const struct logger *l, const struct decision *d);
 
 /* A pulse that wakes kswapd (wake.h): its start, and its end with Normal's
- * free pages then, `held` seconds in; err: the write that reopened failed. */
+ * free pages then (and those in huge blocks, when the pulse watches them),
+ * `held` seconds in; err: the write that reopened failed. */
 void report_wake(const struct logger *l, const struct wake_pulse *p, long page_size, bool acting);
 void report_wake_end(const struct logger *l, const struct wake_pulse *p, enum wake_end e, uint64_t normal_free,
-                     double held, long page_size, int err);
+                     uint64_t normal_free_huge, double held, long page_size, int err);
 
 /* The same messages as text, for `memoptimizer replay`. A scale-factor
  * message is at most REPORT_REASON_MAX - 1 bytes of reason with its verb,

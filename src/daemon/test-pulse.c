@@ -143,7 +143,7 @@ static void two_samples(struct fake *f, bool acting)
 
 static void init(struct fake *f, bool acting)
 {
-        pulse_init(&f->w, f->root, f->state, &f->log, f->reader, 4096, true, acting);
+        pulse_init(&f->w, f->root, f->state, &f->log, f->reader, 4096, 9, true, acting);
 }
 
 /* A pulse made and in progress. */

@@ -175,9 +175,14 @@ static void wake_pulse(const struct logger *l)
                                 .normal_high = 122653, .dma32_free = 150000, .dma32_fell = 80000,
                                 .interval = 1.0, .dma32_left = 1.2, .end_high = 122653, .end_floor = 28254 };
         report_wake(l, &p, 4096, true);
-        report_wake_end(l, &p, WAKE_END_HIGH, 124000, 0.412, 4096, 0);
-        report_wake_end(l, &p, WAKE_END_UNREADABLE, 0, 0.02, 4096, 0);
+        report_wake_end(l, &p, WAKE_END_HIGH, 124000, 0, 0.412, 4096, 0);
+        report_wake_end(l, &p, WAKE_END_UNREADABLE, 0, 0, 0.02, 4096, 0);
         report_wake(l, &p, 4096, false);
+        /* one started while huge pages were faulted in */
+        p.huge_order = 9;
+        p.normal_free_huge = 61440;
+        report_wake(l, &p, 4096, true);
+        report_wake_end(l, &p, WAKE_END_NO_HUGE, 90000, 25600, 0.08, 4096, 0);
 }
 
 /* Raises held back and allowed again: said once each, nothing while it
@@ -378,6 +383,12 @@ static void lines(void **state)
         assert_non_null(strstr(out, "zones below Normal open again after 20 ms: Normal's free memory unreadable\n"));
         assert_non_null(strstr(out, "would wake kswapd: DMA32"));
         assert_non_null(strstr(out, "the zones below Normal would be closed to it"));
+        assert_non_null(strstr(out, "until Normal is at its high (502 MB), or, as huge pages are faulted in, until "
+                                    "its huge blocks (252 MB) are spent\n"));
+        assert_non_null(strstr(out, "zones below Normal open again after 80 ms: Normal out of huge blocks while huge "
+                                    "pages are faulted in (369 MB free, 105 MB in huge blocks)\n"));
+        assert_null(strstr(out, "(502 MB)\nzones below Normal open again after 412 ms: Normal at its high (508 MB "
+                                "free, "));     /* huge blocks said only where watched */
         capture(hold_changes, out, sizeof(out));
         const char *gave_up = strstr(out, "holding back raises of vm.watermark_scale_factor: kswapd gave up reclaiming on node 1");
         const char *failing = strstr(out, "holding back raises of vm.watermark_scale_factor: kswapd scans 1.2 GB/s and reclaims 12 MB/s of it");

@@ -271,7 +271,8 @@ int free_bytes_quick(uint64_t *bytes)
         return 0;
 }
 
-int zone_free_quick(struct sample_reader *r, int node, const char *zone, uint64_t *pages)
+int zone_free_quick(struct sample_reader *r, int node, const char *zone, unsigned order, uint64_t *pages,
+                    uint64_t *pages_at_order)
 {
         struct buddyinfo b;
         int e = read_buddyinfo(r, &b);
@@ -281,10 +282,14 @@ int zone_free_quick(struct sample_reader *r, int node, const char *zone, uint64_
         for (size_t i = 0; i < b.nr_zones && e < 0; i++) {
                 if (b.zones[i].node != node || strcmp(b.zones[i].name, zone) != 0)
                         continue;
-                uint64_t sum = 0;
-                for (unsigned o = 0; o < b.nr_orders; o++)
+                uint64_t sum = 0, at_order = 0;
+                for (unsigned o = 0; o < b.nr_orders; o++) {
                         sum += b.zones[i].nr_free[o] << o;
+                        if (o >= order)
+                                at_order += b.zones[i].nr_free[o] << o;
+                }
                 *pages = sum;
+                *pages_at_order = at_order;
                 e = 0;
         }
         buddyinfo_free(&b);

@@ -25,10 +25,12 @@ void sample_reader_invalidate(struct sample_reader *r);
  * cheap enough to watch for the onset of an episode between samples. */
 int free_bytes_quick(uint64_t *bytes);
 
-/* The free pages of one zone from /proc/buddyinfo alone: cheap enough to
- * follow Normal every few tens of milliseconds while a pulse lasts
- * (wake.h). -ENOENT: no such zone. */
-int zone_free_quick(struct sample_reader *r, int node, const char *zone, uint64_t *pages);
+/* The free pages of one zone from /proc/buddyinfo alone, all of them and
+ * those in blocks of `order` or larger: cheap enough to follow Normal every
+ * few tens of milliseconds while a pulse lasts (wake.h). -ENOENT: no such
+ * zone. */
+int zone_free_quick(struct sample_reader *r, int node, const char *zone, unsigned order, uint64_t *pages,
+                    uint64_t *pages_at_order);
 /* The index of zone `name` in node 0's list of /proc/zoneinfo (its place
  * in vm.lowmem_reserve_ratio), or a negative errno. */
 int zone_index_read(const char *root, const char *name);

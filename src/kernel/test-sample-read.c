@@ -103,11 +103,14 @@ static void zone_quick_reads(void **state)
         (void)state;
         char root[] = "/tmp/memoptimizer-test-XXXXXX";
         struct sample_reader *r = tree_reader(root, 10);
-        uint64_t pages = 0;
-        assert_int_equal(zone_free_quick(r, 0, "Normal", &pages), 0);
+        uint64_t pages = 0, huge = 0;
+        assert_int_equal(zone_free_quick(r, 0, "Normal", 9, &pages, &huge), 0);
         assert_int_equal(pages, 250255);    /* Normal: sum of count << order */
-        assert_int_equal(zone_free_quick(r, 1, "Normal", &pages), -ENOENT);
-        assert_int_equal(zone_free_quick(r, 0, "Movable", &pages), -ENOENT);     /* not in buddyinfo */
+        assert_int_equal(huge, (41 << 9) + (145 << 10));        /* orders 9 and 10 */
+        assert_int_equal(zone_free_quick(r, 0, "Normal", 0, &pages, &huge), 0);
+        assert_int_equal(huge, 250255);
+        assert_int_equal(zone_free_quick(r, 1, "Normal", 9, &pages, &huge), -ENOENT);
+        assert_int_equal(zone_free_quick(r, 0, "Movable", 9, &pages, &huge), -ENOENT);  /* not in buddyinfo */
         assert_int_equal(zone_index_read(root, "DMA32"), 1);
         assert_int_equal(zone_index_read(root, "Normal"), 2);
         assert_int_equal(zone_index_read(root, "Device"), 4);
@@ -115,7 +118,7 @@ static void zone_quick_reads(void **state)
         char path[512];
         snprintf(path, sizeof(path), "%s/proc/buddyinfo", root);
         assert_int_equal(truncate(path, 10), 0);
-        assert_int_equal(zone_free_quick(r, 0, "Normal", &pages), -EBADMSG);
+        assert_int_equal(zone_free_quick(r, 0, "Normal", 9, &pages, &huge), -EBADMSG);
         sample_reader_free(r);
         tree_remove(root);
 }
