@@ -282,14 +282,11 @@ int zone_free_quick(struct sample_reader *r, int node, const char *zone, unsigne
         for (size_t i = 0; i < b.nr_zones && e < 0; i++) {
                 if (b.zones[i].node != node || strcmp(b.zones[i].name, zone) != 0)
                         continue;
-                uint64_t sum = 0, at_order = 0;
-                for (unsigned o = 0; o < b.nr_orders; o++) {
-                        sum += b.zones[i].nr_free[o] << o;
-                        if (o >= order)
-                                at_order += b.zones[i].nr_free[o] << o;
-                }
-                *pages = sum;
-                *pages_at_order = at_order;
+                struct zone z = { 0 };
+                memcpy(z.nr_free, b.zones[i].nr_free, sizeof(z.nr_free));
+                zone_sum_orders(&z, b.nr_orders);
+                *pages = z.free_pages;
+                *pages_at_order = zone_free_at_order(&z, b.nr_orders, order);
                 e = 0;
         }
         buddyinfo_free(&b);
