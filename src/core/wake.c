@@ -76,11 +76,12 @@ bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_
                 return false;
         bool huge = prm->huge_order > 0 && prm->huge_order < s->nr_orders &&
                     s->mem.anon_huge > last.anon_huge + WAKE_MIN_FELL;
+        uint64_t free_huge = huge ? zone_free_at_order(n, s->nr_orders, prm->huge_order) : 0;
         /* it would end at its first poll, having sent those faults to
          * compact in Normal: kswapd, woken for them, finds the node
          * balanced by DMA32 as soon as it opens (a train burst stalled
          * 289 times in such a pulse: bench/README.md, "0.4.16") */
-        if (huge && n->free_at[prm->huge_order] <= end_floor)
+        if (huge && free_huge <= end_floor)
                 return false;
         *p = (struct wake_pulse){
                 .node = n->node,
@@ -91,7 +92,7 @@ bool wake_step(struct wake_state *st, const struct sample *s, const struct wake_
                 .end_high = n->wmark_high,
                 .end_floor = end_floor,
                 .huge_order = huge ? prm->huge_order : 0,
-                .normal_free_huge = huge ? n->free_at[prm->huge_order] : 0,
+                .normal_free_huge = free_huge,
         };
         return true;
 }
