@@ -1030,6 +1030,158 @@ static void stall_with_gap_left_not_learnt_larger(void **state)
         sim_free(&s);
 }
 
+/* Bursts of huge pages that fit in the room: free memory at `calm` pages
+ * between them; each takes half its `size` in the interval that ends at
+ * t = 5 + 8k, the rest in the next, holds it one more, and frees it at
+ * 8 + 8k. The first k < `bursts`; `size2` for the second. */
+struct burst_train {
+        uint64_t calm, calm2, size, size2;
+        int bursts;
+        bool stall_first;
+};
+
+static uint64_t burst_held(const struct burst_train *b, int t)
+{
+        int k = (t - 5) / 8, phase = (t - 5) % 8;
+        if (t < 5 || k >= b->bursts)
+                return 0;
+        uint64_t size = k == 1 ? b->size2 : b->size;
+        return phase == 0 ? size / 2 : phase <= 2 ? size : 0;
+}
+
+/* Steps a train through t1; each decision in d[t] (d[t].reason WSF_KEEP
+ * with fits_room false where there was none). */
+static void run_train(struct sim *s, const struct burst_train *b, int t1, struct decision *d)
+{
+        struct vmstat vm = { 0 };
+        for (int t = 0; t <= t1; t++) {
+                uint64_t held = burst_held(b, t), calm = t < 12 ? b->calm : b->calm2;
+                if (b->stall_first && t == 6)
+                        vm.allocstall += 5;
+                struct meminfo mem = { .mem_free = calm - held, .active_file = PLENTY, .anon_huge = held,
+                                       .anon_pages = held, .parts_known = true };
+                struct synth_zone z = zone_free(calm - held);
+                d[t] = (struct decision){ .reason = WSF_KEEP };
+                sim_step_mem(s, t, &z, 1, &vm, &mem, &d[t]);
+        }
+}
+
+static int raises_between(const struct decision *d, int t0, int t1)
+{
+        int n = 0;
+        for (int t = t0; t <= t1; t++)
+                n += d[t].reason != WSF_KEEP && d[t].wsf_new > d[t].wsf_old;
+        return n;
+}
+
+/* The first burst is raised for (a kind not seen); it took 1000000 pages
+ * of the 2978000 it had above low at the baseline, measured from the last
+ * sample before it in which memory held did not grow (t = 4), and stalled
+ * nowhere. The second, like it, gets no raise: it has taken 500000 pages
+ * at t = 13 and 1000000 at t = 14, and the room holds the rest. Said once. */
+static void no_raise_for_a_burst_like_those_that_fit(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct burst_train b = { .calm = 3000000, .calm2 = 3000000, .size = 1000000, .size2 = 1000000, .bursts = 2 };
+        struct decision d[24];
+        run_train(&s, &b, 23, d);
+        assert_int_equal(raises_between(d, 0, 8), 1);
+        bool ended = false;
+        for (int t = 6; t <= 11; t++)
+                if (d[t].episode_ended) {
+                        ended = true;
+                        assert_float_equal(d[t].episode.taken_peak_pages, 1000000, 1e-6);
+                        assert_float_equal(d[t].episode.room_pages, 3000000 - 22000, 1e-6);
+                }
+        assert_true(ended);
+        assert_int_equal(raises_between(d, 12, 23), 0);
+        assert_true(d[13].fits_room && d[13].fit_new);
+        assert_false(d[13].fit_due);
+        assert_int_equal(d[13].fit_kind, LEARN_THP);
+        assert_float_equal(d[13].fit_last_taken, 1000000, 1e-6);
+        assert_float_equal(d[13].fit_taken, 500000, 1e-6);
+        assert_float_equal(d[13].fit_room, 2500000 - 22000, 1e-6);
+        assert_true(d[14].fits_room && !d[14].fit_new);
+        assert_int_equal(s.kernel_wsf, 10);
+        sim_free(&s);
+}
+
+/* The second burst takes 1500000 pages: more than POLICY_FIT_MARGIN
+ * times the first's. Not raised for while it has taken 750000 (t = 13);
+ * raised for once it has taken more (t = 14). */
+static void raise_for_a_burst_larger_than_those_that_fit(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct burst_train b = { .calm = 3000000, .calm2 = 3000000, .size = 1000000, .size2 = 1500000, .bursts = 2 };
+        struct decision d[24];
+        run_train(&s, &b, 23, d);
+        assert_true(d[13].fits_room);
+        assert_int_equal(raises_between(d, 12, 13), 0);
+        assert_false(d[14].fits_room);
+        assert_int_equal(raises_between(d, 14, 14), 1);
+        sim_free(&s);
+}
+
+/* A second burst that is raised for at its onset, not held back. */
+static void second_burst_raised(const struct burst_train *b)
+{
+        struct sim s;
+        sim_init(&s, 10);
+        struct decision d[24];
+        run_train(&s, b, 23, d);
+        assert_false(d[13].fits_room);
+        assert_int_equal(raises_between(d, 13, 13), 1);
+        sim_free(&s);
+}
+
+/* The first burst stalled: no evidence that it fit. */
+static void raise_after_a_burst_that_stalled(void **state)
+{
+        (void)state;
+        struct burst_train b = { .calm = 3000000, .calm2 = 3000000, .size = 1000000, .size2 = 1000000, .bursts = 2,
+                                 .stall_first = true };
+        second_burst_raised(&b);
+}
+
+/* Page cache has filled the room before the second burst: 1000000 pages
+ * free, 478000 above low once it has taken 500000, short of the 500000
+ * more the first took. */
+static void raise_where_the_room_is_short(void **state)
+{
+        (void)state;
+        struct burst_train b = { .calm = 3000000, .calm2 = 1000000, .size = 1000000, .size2 = 1000000, .bursts = 2 };
+        second_burst_raised(&b);
+}
+
+/* Four bursts that fit, every 8 s: once three have come, the fourth is
+ * due at 28, and a recurring episode is raised for ahead of its time --
+ * unless, like these, the ones before it fit in their room: no raise for
+ * it (said once, for the one due), nor for it when it comes. */
+static void no_recurrence_raise_for_bursts_that_fit(void **state)
+{
+        (void)state;
+        struct sim s;
+        sim_init(&s, 10);
+        struct burst_train b = { .calm = 3000000, .calm2 = 3000000, .size = 1000000, .size2 = 1000000, .bursts = 4 };
+        struct decision d[40];
+        run_train(&s, &b, 39, d);
+        assert_int_equal(raises_between(d, 12, 39), 0);
+        int due = 0;
+        for (int t = 22; t <= 28; t++)
+                if (d[t].fits_room && d[t].fit_due && d[t].fit_new) {
+                        due++;
+                        assert_true(d[t].recur.expected);
+                        assert_float_equal(d[t].recur.period, 8, 1e-6);
+                }
+        assert_int_equal(due, 1);
+        assert_int_equal(s.kernel_wsf, 10);
+        sim_free(&s);
+}
+
 /* A train of the dip every 15 s (starting at t = 5, 20, 35, 50), then no
  * more. After each episode the value goes back to the baseline. Once three
  * have come at a steady period, the next is raised for ahead of time
@@ -2088,6 +2240,11 @@ int main(void)
                 cmocka_unit_test(raised_class_kept_at_the_floor),
                 cmocka_unit_test(late_spike_not_learnt_as_onset),
                 cmocka_unit_test(stall_with_gap_left_not_learnt_larger),
+                cmocka_unit_test(no_raise_for_a_burst_like_those_that_fit),
+                cmocka_unit_test(raise_for_a_burst_larger_than_those_that_fit),
+                cmocka_unit_test(raise_after_a_burst_that_stalled),
+                cmocka_unit_test(raise_where_the_room_is_short),
+                cmocka_unit_test(no_recurrence_raise_for_bursts_that_fit),
                 cmocka_unit_test(recurring_episode_anticipated),
                 cmocka_unit_test(recurrence_that_came_not_called_overdue),
                 cmocka_unit_test(calm_period_holds_what_a_recurrence_did_not_raise),
