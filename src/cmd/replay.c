@@ -121,10 +121,6 @@ static void print_decision(struct replay *rp, double t, const struct decision *d
                 report_hold_message(msg, sizeof(msg), d);
                 fprintf(rp->out, "%+8.1f s  %s\n", t - rp->t0, msg);
         }
-        if (d->fits_room && d->fit_new) {
-                report_fit_message(msg, sizeof(msg), d);
-                fprintf(rp->out, "%+8.1f s  %s\n", t - rp->t0, msg);
-        }
         for (size_t i = 0; i < d->nr_backoff; i++) {
                 report_backoff_message(msg, sizeof(msg), &d->backoff[i]);
                 fprintf(rp->out, "%+8.1f s  %s\n", t - rp->t0, msg);
@@ -149,7 +145,7 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
         rp->rep_action = action_of(d);
         rp->compactions += d->nr_compact;
         rp->backoffs += d->nr_backoff;
-        if (trace_decision_worth(d) || d->episode_ended || d->hold_changed || (d->fits_room && d->fit_new))
+        if (trace_decision_worth(d) || d->episode_ended || d->hold_changed)
                 print_decision(rp, s->time, d);
         if (d->reason == WSF_KEEP)
                 return 0;
@@ -168,7 +164,7 @@ static int take_decision(struct replay *rp, const struct sample *s, const struct
                      d->reason == WSF_RAISE_STALL || d->reason == WSF_RAISE_RECUR;
         if (raise && z)
                 return score_raise(&rp->score, s->time, d->onset ? SCORE_ONSET : (int)d->reason, z->node,
-                                   sample_node_room(s, z->node, engine_baseline(&rp->engine), REPLAY_LOWMEM_RATIO));
+                                   score_node_room(s, z->node, engine_baseline(&rp->engine), REPLAY_LOWMEM_RATIO));
         return 0;
 }
 
@@ -216,7 +212,7 @@ static int score_sample(struct replay *rp, const struct sample *s, bool fc)
                 int node = s->zones[i].node;
                 if (i == 0 || s->zones[i - 1].node != node)     /* once a node: its zones are listed together */
                         score_room(&rp->score, s->time, node,
-                                   sample_node_room(s, node, engine_baseline(&rp->engine), REPLAY_LOWMEM_RATIO));
+                                   score_node_room(s, node, engine_baseline(&rp->engine), REPLAY_LOWMEM_RATIO));
         }
         return r;
 }
@@ -338,7 +334,6 @@ static int on_sample(struct replay *rp, struct sample *s, char *err, size_t errs
         s->wsf = rp->sim_wsf;
         struct engine_params p;
         config_engine_params(&p, &rp->cfg, true, rp->header.page_size, rp->header.thp_pmd_size);
-        p.policy.lowmem_ratio = REPLAY_LOWMEM_RATIO;
         struct decision d = { .reason = WSF_KEEP };
         bool restarted;
         int r = engine_step(&rp->engine, &p, s, &d, &restarted);

@@ -81,7 +81,6 @@ int engine_step(struct engine *e, const struct engine_params *p, const struct sa
                 return r;
         if (r < 0)
                 return 0;       /* too few samples, or no time between them */
-        e->forecast.room_pages = sample_node_room(s, -1, e->policy.baseline, p->policy.lowmem_ratio);
         policy_decide(&e->policy, &p->policy, &e->forecast, d);
         d->onset = s->onset;
         return 1;

@@ -38,8 +38,6 @@ void pressure_of(const struct forecast *f, struct pressure *p)
                                               f->kswapd_rate + f->direct_rate);
         p->allocstalls = f->allocstalls;
         p->compact_stalls = f->compact_stalls;
-        p->room_pages = f->room_pages;
-        p->held_pages = f->held_pages;
 }
 
 double pressure_taken(const struct pressure *p)
@@ -111,7 +109,6 @@ static void account(struct episode_stats *e, const struct episode_params *ep, co
         e->managed_pages = p->managed_pages;
 }
 
-
 /* Within an episode: the workload still takes memory, and kswapd gives it
  * what it takes -- memory held (anonymous, shared, dirty) grows at the
  * onset share while kswapd reclaims at it, so free memory holds. At the
@@ -126,44 +123,20 @@ static bool still_taking(const struct episode_params *ep, const struct pressure 
         return p->held_pages_per_sec >= share && p->kswapd_pages_per_sec >= share;
 }
 
-/* Outside an episode, an interval in which memory held did not grow by
- * the onset share is where the next episode is measured from: a burst's
- * first samples fall anywhere in it, and one may have grown it before the
- * episode is told (the bench's train had taken 0.1-0.4 of a 1.4 GB burst
- * by its first sample). */
-static void quiet(struct episode_tracker *t, const struct episode_params *ep, const struct pressure *p, double dt)
-{
-        if (p->held_pages < 0 || p->held_pages_per_sec * dt > onset_share(ep, p) * dt)
-                return;
-        t->quiet_seen = true;
-        t->quiet_held = p->held_pages;
-}
-
-static void took(struct episode_tracker *t, const struct pressure *p)
-{
-        t->cur.taken_pages = t->quiet_seen && p->held_pages >= 0 ? p->held_pages - t->quiet_held : 0;
-        t->cur.taken_peak_pages = dmax(t->cur.taken_peak_pages, t->cur.taken_pages);
-}
-
 int episode_step(struct episode_tracker *t, const struct episode_params *ep, const struct pressure *p,
                  double time, double dt, long wsf, struct episode_stats *ended)
 {
         if (!t->active) {
-                if (!pressing(ep, p)) {
-                        quiet(t, ep, p, dt);
+                if (!pressing(ep, p))
                         return 0;
-                }
                 t->active = true;
                 t->calm_samples = 0;
                 t->cur = (struct episode_stats){ .start = time - dt, .min_margin_pages = INFINITY };
                 account(&t->cur, ep, p, dt, wsf);
-                took(t, p);
-                t->cur.room_pages = p->room_pages + dmax(0, t->cur.taken_pages);
                 t->cur.end = time;
                 return 1;
         }
         account(&t->cur, ep, p, dt, wsf);
-        took(t, p);
         if (pressing(ep, p) || still_taking(ep, p)) {
                 t->cur.end = time;
                 t->calm_samples = 0;

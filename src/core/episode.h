@@ -41,14 +41,6 @@ struct episode_stats {
         long wsf_max;                           /* highest scale factor in force */
         uint64_t allocstalls, compact_stalls;
         uint64_t managed_pages;                 /* of the steered zones */
-        /* What the workload held more than at the last sample before the
-         * episode in which memory held did not grow: now, and at most; and
-         * the room it began with (pressure.room_pages at its first sample,
-         * plus what it had taken by then). Memory held is what no clean
-         * eviction gives back (meminfo_held(); 0 where a trace lacks its
-         * parts). Taken within the room, the episode would not have woken
-         * kswapd at the baseline. Pages. */
-        double room_pages, taken_pages, taken_peak_pages;
 };
 
 struct episode_params {
@@ -64,10 +56,6 @@ struct episode_tracker {
         bool active;
         struct episode_stats cur;
         unsigned calm_samples;  /* in a row, above high with no demand */
-        /* memory held at the last quiet sample outside an episode
-         * (episode.c, quiet()); none yet: !quiet_seen */
-        bool quiet_seen;
-        double quiet_held;
 };
 
 /* One interval of the steered zones, summed: the numbers the tracker and
@@ -87,8 +75,6 @@ struct pressure {
                                                  * plus reclaim, >= 0 */
         double kswapd_pages_per_sec, direct_pages_per_sec;
         uint64_t allocstalls, compact_stalls;   /* in the last interval */
-        double room_pages;                      /* forecast.room_pages: every zone's */
-        double held_pages;                      /* forecast.held_pages: now; -1 unknown */
 };
 
 /* The steered zones of f summed into *p. */

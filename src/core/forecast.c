@@ -183,7 +183,6 @@ static void rates(const struct window *w, struct forecast *f)
         const struct sample *s = window_newest(w), *prev = window_at(w, w->len - 2);
         f->thp_rate = dmax(0, ((double)s->mem.anon_huge - (double)prev->mem.anon_huge) / f->dt);
         f->clean_fill_rate = f->held_rate = 0;
-        f->held_pages = s->mem.parts_known ? meminfo_held(&s->mem) : -1;
         f->parts_known = s->mem.parts_known && prev->mem.parts_known;
         if (f->parts_known) {
                 double file = (double)(s->mem.active_file + s->mem.inactive_file) -

@@ -86,17 +86,11 @@ struct forecast {
          * the rates other than thp_rate are 0. */
         double thp_rate, clean_fill_rate, held_rate;
         bool parts_known;
-        double held_pages;              /* meminfo_held() of the newest sample; -1: unknown */
         uint64_t allocstalls, compact_stalls;   /* in the last interval */
         uint64_t reclaimable;           /* MemFree + file LRU, pages */
         /* What kswapd could reclaim to raise free memory: the file LRU, and
          * anonymous and shared memory as far as swap has room for it. */
         uint64_t kswapd_reclaimable;
-        /* Free pages every node could give before kswapd wakes at the
-         * baseline (sample_node_room() at the policy's baseline, summed);
-         * the engine fills it in, the forecast itself does not know the
-         * baseline. */
-        double room_pages;
 };
 
 /* Needs at least two samples. out's arrays are (re)allocated. */

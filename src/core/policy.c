@@ -252,29 +252,6 @@ static enum raise_hold raise_hold_of(const struct forecast *f, uint64_t managed,
 }
 
 /* Feed the episode tracker; what an ended episode showed is learnt. */
-/* An episode ended: it continues the run fits_room() looks at, starts
- * one, or ends it. */
-static void follow_fits(struct policy_state *st, const struct policy_config *cfg, const struct episode_stats *e,
-                        uint64_t managed)
-{
-        enum learn_kind kind = learn_kind_of(e->peak_demand_pages_per_sec, e->peak_thp_pages_per_sec);
-        double share = EPISODE_ONSET_SHARE_PER_SEC * (double)managed * cfg->interval;
-        /* at the baseline all along, or within its room: no raise needed */
-        bool fit = e->allocstalls + e->compact_stalls == 0 && e->taken_peak_pages >= share &&
-                   (e->wsf_max <= st->baseline || e->taken_peak_pages < e->room_pages);
-        if (!fit) {
-                st->fit_taken = 0;
-                return;
-        }
-        bool run = st->fit_taken > 0 && kind == st->fit_kind && e->start - st->fit_end <= cfg->horizon;
-        if (!run || e->taken_peak_pages > st->fit_taken) {
-                st->fit_taken = e->taken_peak_pages;
-                st->fit_room = e->room_pages;
-        }
-        st->fit_kind = kind;
-        st->fit_end = e->end;
-}
-
 static void follow_episodes(struct policy_state *st, const struct policy_config *cfg,
                             const struct forecast *f, const struct pressure *p, struct decision *d)
 {
@@ -285,7 +262,6 @@ static void follow_episodes(struct policy_state *st, const struct policy_config 
         if (st->episodes.active)
                 st->demand_end = st->episodes.cur.end;
         if (step < 0) {
-                        follow_fits(st, cfg, &d->episode, d->episode.managed_pages);
                 learn_episode(&st->learned, &d->episode);
                 st->demand_end = d->episode.end;
                 st->episode_end = f->time;
@@ -347,51 +323,6 @@ static long episode_target(struct policy_state *st, const struct policy_config *
         return target;
 }
 
-/* An episode of `kind` that began (or is due) at `start` and has taken
- * `taken` pages needs no raise: the ones before it, of the same kind, each
- * ended within the horizon before the next began, stalled nowhere, and
- * took less than the room it began with -- at the baseline they would
- * never have woken kswapd -- and this one has taken no more than
- * POLICY_FIT_MARGIN times the most they took, with the room now holding
- * the rest. The bench's THP train: 1.4 GB bursts every 4 s, each raised
- * for at its onset, left the node 57-1160 MB of its room at the baseline,
- * and the raises only had kswapd evict page cache up to the raised high as
- * each burst ended (mixed: 0.6-0.9 M refaults in the train against the
- * defaults' 24-70 k, for no fewer stalls). An episode larger than they
- * were, one that stalls, and the one after it are raised for as before. */
-static bool run_fits(const struct policy_state *st, const struct policy_config *cfg, const struct pressure *p,
-                     double start, enum learn_kind kind, double taken, bool due, struct decision *d)
-{
-        double share = EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages * cfg->interval;
-        if (st->fit_taken <= 0 || start - st->fit_end > cfg->horizon || kind != st->fit_kind)
-                return false;
-        if (taken > POLICY_FIT_MARGIN * st->fit_taken || p->room_pages < st->fit_taken - taken + share)
-                return false;
-        d->fits_room = true;
-        d->fit_due = due;
-        d->fit_kind = kind;
-        d->fit_start = start;
-        d->fit_new = st->fit_said != start;
-        d->fit_ago = start - st->fit_end;
-        d->fit_last_taken = st->fit_taken;
-        d->fit_last_room = st->fit_room;
-        d->fit_room = p->room_pages;
-        d->fit_taken = taken;
-        return true;
-}
-
-/* The episode under way needs no raise (run_fits()), having stalled
- * nowhere yet. */
-static bool fits_room(const struct policy_state *st, const struct policy_config *cfg, const struct pressure *p,
-                      struct decision *d)
-{
-        const struct episode_stats *cur = &st->episodes.cur;
-        return cur->allocstalls + cur->compact_stalls == 0 &&
-               run_fits(st, cfg, p, cur->start,
-                        learn_kind_of(cur->peak_demand_pages_per_sec, cur->peak_thp_pages_per_sec),
-                        cur->taken_pages, false, d);
-}
-
 /* What a recurring episode due within the lead calls for. */
 static long recurrence_target(struct policy_state *st, const struct policy_config *cfg, const struct forecast *f,
                               const struct pressure *p, bool receding, long target, struct decision *d,
@@ -400,8 +331,6 @@ static long recurrence_target(struct policy_state *st, const struct policy_confi
         if (!st->episodes.active) {
                 recur_find(&st->learned, p->managed_pages, f->time, &d->recur);
                 long w = recur_due(&st->learned, cfg, p, f->time, target, d);
-                if (w > 0 && run_fits(st, cfg, p, d->recur.next_start, d->recur.kind, 0, true, d))
-                        w = 0;  /* like the ones before it, which fit */
                 if (w > 0) {
                         target = w;
                         *why = WSF_RAISE_RECUR;
@@ -419,7 +348,7 @@ static long recurrence_target(struct policy_state *st, const struct policy_confi
                 learn_episode(&after, &st->episodes.cur);
                 recur_find(&after, p->managed_pages, f->time, &d->recur);
                 long w = recur_due(&after, cfg, p, f->time, target, d);
-                if (w > 0 && !run_fits(st, cfg, p, d->recur.next_start, d->recur.kind, 0, true, d))
+                if (w > 0)
                         target = w;
         }
         return target;
@@ -460,11 +389,9 @@ static long wsf_target(struct policy_state *st, const struct policy_config *cfg,
          * it reclaim 1.7 GB more here. What it showed is learnt all the
          * same. */
         bool receding = p->demand_pages_per_sec < EPISODE_ONSET_SHARE_PER_SEC * (double)p->managed_pages;
-        if (st->episodes.active && !receding && !(st->current <= st->baseline && fits_room(st, cfg, p, d)))
+        if (st->episodes.active && !receding)
                 target = episode_target(st, cfg, f, p, capacity, target, d, why);
         target = recurrence_target(st, cfg, f, p, receding, target, d, why);
-        if (d->fit_new)
-                st->fit_said = d->fit_start;
         /* A stall is evidence about the interval that has passed, and the
          * learner sizes the next episode of its kind by it (learn.h). It
          * does not raise the value in force: by the time it is seen a

@@ -46,12 +46,6 @@
  * allocations up for that long: it counts as harm, like one that did not
  * help. */
 #define POLICY_COMPACT_MAX_SECS 1.0
-/* An episode like the ones before it needs no raise while it has taken
- * at most this many times what they took (the most of a run of them,
- * episode_stats.taken_peak_pages) and the room holds the rest: the bench's
- * 1.4 GB bursts measure 0.6-1.4 GB by where the samples fall (policy.c,
- * fits_room()). */
-#define POLICY_FIT_MARGIN 1.25
 /* Like the kernel's COMPACT_MAX_DEFER_SHIFT: wait at most 64 intervals. */
 #define POLICY_MAX_DEFER_SHIFT 6
 
@@ -63,9 +57,6 @@ struct policy_config {
         bool writes;                    /* false in dry-run and monitor-only */
         /* kswapd's capacity until it is measured; 0: a share of memory */
         double kswapd_prior_pages_per_sec;
-        /* vm.lowmem_reserve_ratio of the zones below the highest, at boot:
-         * their reserve in the room (sample_node_room()); 0: none */
-        long lowmem_ratio;
 };
 
 struct node_compaction {
@@ -117,13 +108,6 @@ struct policy_state {
         bool onset_armed;
         double onset_trigger_pages_per_sec;
         struct learned learned;         /* kept across restarts by the daemon */
-        /* The run of episodes that ended last, each within the horizon of
-         * the one before, of one kind, each taking less than its room and
-         * stalling nowhere (policy.c, follow_fits()): the most one took
-         * (0: no such run), the room it had, its kind, when the last ended. */
-        double fit_taken, fit_room, fit_end;
-        enum learn_kind fit_kind;
-        double fit_said;                /* start of the episode whose fit was last reported */
         bool compact_wanted;            /* compaction stalls seen: compact in the next calm */
         enum raise_hold hold;           /* as of the last decision */
         struct node_compaction nodes[POLICY_NODE_CAP];
@@ -213,18 +197,6 @@ struct decision {
         /* lowered at the same point (a quarter period after it was due),
          * but the episode came, and its demand has stopped */
         bool recur_came;
-        /* No raise for the episode under way, or for the recurring one
-         * due (fit_due), that began or is due at fit_start: it is like the
-         * ones that ended fit_ago seconds before that (of kind fit_kind,
-         * no stall, taking up to fit_last_taken pages of their room,
-         * fit_last_room at the baseline), it has taken fit_taken pages, no
-         * more than POLICY_FIT_MARGIN times that, and the room now,
-         * fit_room, holds the rest. fit_new: the first decision to say so
-         * for that episode. */
-        bool fits_room, fit_new;
-        bool fit_due;                   /* the recurring one, due at fit_start */
-        enum learn_kind fit_kind;
-        double fit_start, fit_ago, fit_last_taken, fit_last_room, fit_room, fit_taken;
         size_t nr_compact, nr_backoff;
         struct compact_order compact[POLICY_NODE_CAP];
         struct compact_backoff backoff[POLICY_NODE_CAP];

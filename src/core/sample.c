@@ -235,46 +235,6 @@ double wmark_gap(uint64_t managed_pages, uint64_t wmark_min, long wsf)
         return dmax(gap, (double)quarter);
 }
 
-/* The kernel's low at `wsf`. */
-static double low_at(const struct zone *z, long wsf)
-{
-        return (double)z->wmark_min + wmark_gap(z->managed_pages, z->wmark_min, wsf);
-}
-
-/* One node's room; its zones are listed together, lowest first. */
-static double room_of_node(const struct sample *s, int node, long wsf, long lower_ratio)
-{
-        /* walk down from its highest zone, adding up the managed pages each
-         * lower one reserves against */
-        double room = 0;
-        uint64_t above = 0;
-        for (size_t i = s->nr_zones; i-- > 0;) {
-                const struct zone *z = &s->zones[i];
-                if (z->node != node || z->managed_pages == 0)
-                        continue;
-                double floor = low_at(z, wsf < 0 ? 0 : wsf);
-                if (above > 0 && lower_ratio > 0) {
-                        uint64_t kept = above / (uint64_t)lower_ratio; /* the lowmem reserve, in pages */
-                        floor += (double)kept;
-                }
-                if ((double)z->free_pages > floor)
-                        room += (double)z->free_pages - floor;
-                above += z->managed_pages;
-        }
-        return room;
-}
-
-double sample_node_room(const struct sample *s, int node, long wsf, long lower_ratio)
-{
-        if (node >= 0)
-                return room_of_node(s, node, wsf, lower_ratio);
-        double room = 0;
-        for (size_t i = 0; i < s->nr_zones; i++)
-                if (i == 0 || s->zones[i - 1].node != s->zones[i].node)
-                        room += room_of_node(s, s->zones[i].node, wsf, lower_ratio);
-        return room;
-}
-
 double meminfo_held(const struct meminfo *m)
 {
         return (double)(m->anon_pages + m->shmem) + (double)(m->dirty + m->writeback);

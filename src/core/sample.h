@@ -148,17 +148,6 @@ const char *vmstat_counter_cut(const char *first, const char *whole);
  * a million, whose product overflows 64 bits. Pages. */
 double wmark_gap(uint64_t managed_pages, uint64_t wmark_min, long wsf);
 
-/* A node's room in sample `s` at the scale factor `wsf` (the baseline's,
- * as a rule): what an allocation that may use its highest zone can take
- * before every zone is below its low -- the point where the allocator wakes
- * kswapd. Each zone counts its free pages above its low at `wsf` (the
- * kernel's formula, from its min and managed pages) and, below the highest
- * zone, above its reserve against that zone's allocations (the higher
- * zones' managed pages over `lower_ratio`, vm.lowmem_reserve_ratio's
- * default for DMA and DMA32 being 256; 0: none). node < 0: every node's,
- * summed (the allocator falls back from node to node too). Pages. */
-double sample_node_room(const struct sample *s, int node, long wsf, long lower_ratio);
-
 /* What the workload holds that no clean eviction gives back: anonymous and
  * shared memory and page cache not yet clean (pages); only where
  * m->parts_known. */

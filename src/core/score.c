@@ -110,6 +110,35 @@ int score_point(struct score *s, enum score_kind kind, int node, const char *nam
  * already send it to kswapd. */
 #define SCORE_ROOM_NONE 1024.0
 
+/* The kernel's low at `wsf`. */
+static double low_at(const struct zone *z, long wsf)
+{
+        return (double)z->wmark_min + wmark_gap(z->managed_pages, z->wmark_min, wsf);
+}
+
+double score_node_room(const struct sample *s, int node, long baseline, long lower_ratio)
+{
+        /* the node's zones are listed lowest first; walk down from its
+         * highest, adding up the managed pages each lower one reserves
+         * against */
+        double room = 0;
+        uint64_t above = 0;
+        for (size_t i = s->nr_zones; i-- > 0;) {
+                const struct zone *z = &s->zones[i];
+                if (z->node != node || z->managed_pages == 0)
+                        continue;
+                double floor = low_at(z, baseline < 0 ? 0 : baseline);
+                if (above > 0 && lower_ratio > 0) {
+                        uint64_t kept = above / (uint64_t)lower_ratio; /* the lowmem reserve, in pages */
+                        floor += (double)kept;
+                }
+                if ((double)z->free_pages > floor)
+                        room += (double)z->free_pages - floor;
+                above += z->managed_pages;
+        }
+        return room;
+}
+
 int score_raise(struct score *s, double t, int reason, int node, double room)
 {
         if (reason < 0 || reason >= SCORE_REASONS)

@@ -5,7 +5,7 @@
  * against its low or min watermark, its pages in blocks of the compaction
  * order or higher against one such block) with the forecast's
  * seconds-to-crossing, every forecast-driven raise, and each node's room
- * (sample_node_room()) that the raises are judged by. Owns finding the
+ * (score_node_room()) that the raises are judged by. Owns finding the
  * crossings, matching them with the warnings before them, and the figures
  * memoptimizer(8) defines under SCORES. */
 #pragma once
@@ -106,8 +106,18 @@ void score_free(struct score *s);
 int score_point(struct score *s, enum score_kind kind, int node, const char *name, double t,
                 double value, double level, double secs, bool has_forecast);
 
+/* A node's room in sample `s` at the scale factor `baseline`: what an
+ * allocation that may use its highest zone can take before every zone is
+ * below its low -- the point where the allocator wakes kswapd. Each zone
+ * counts its free pages above its low at the baseline (the kernel's
+ * formula, from its min and managed pages) and, below the highest zone,
+ * above its reserve against that zone's allocations (the higher zones'
+ * managed pages over `lower_ratio`, vm.lowmem_reserve_ratio's default for
+ * DMA and DMA32 being 256; 0: none). Pages. */
+double score_node_room(const struct sample *s, int node, long baseline, long lower_ratio);
+
 /* A raise for `reason` (or SCORE_ONSET) on account of node `node`, which
- * had `room` (sample_node_room()) at the raise: judged by whether the room
+ * had `room` (score_node_room()) at the raise: judged by whether the room
  * runs out within the horizon. 0, -EINVAL for a reason out of range, or
  * -ENOMEM. */
 int score_raise(struct score *s, double t, int reason, int node, double room);

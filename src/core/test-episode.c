@@ -47,43 +47,6 @@ static void fall_towards_low_starts(void **state)
         assert_float_equal(t.cur.start, 9, 1e-9);
 }
 
-/* What an episode takes is counted from the last interval before it in
- * which memory held did not grow: a burst grew it by 200000 pages in an
- * interval that did not start one (free memory 13.5 s from low), then by
- * 500000 in the one that did. At its first sample it has taken 700000, and
- * it began with the room then plus those. Given back, what it took at most
- * stays. */
-static struct pressure held_at(double free, double held_rate, double held, double room)
-{
-        struct pressure p = interval(free, held_rate, 0, 0);
-        p.held_pages = held;
-        p.room_pages = room;
-        return p;
-}
-
-static void taken_from_the_last_quiet_interval(void **state)
-{
-        (void)state;
-        struct episode_tracker t;
-        struct episode_stats ended;
-        episode_init(&t);
-        assert_int_equal(step(&t, held_at(3000000, 0, 1000, 2900000), 1, &ended), 0);
-        assert_int_equal(step(&t, held_at(2800000, 200000, 201000, 2700000), 2, &ended), 0);
-        assert_int_equal(step(&t, held_at(2300000, 500000, 701000, 2200000), 3, &ended), 1);
-        assert_float_equal(t.cur.taken_pages, 700000, 1e-9);
-        assert_float_equal(t.cur.room_pages, 2200000 + 700000, 1e-9);
-        step(&t, held_at(2000000, 300000, 1001000, 1900000), 4, &ended);
-        assert_float_equal(t.cur.taken_peak_pages, 1000000, 1e-9);
-        step(&t, held_at(3000000, 0, 1000, 2900000), 5, &ended);
-        assert_float_equal(t.cur.taken_pages, 0, 1e-9);
-        assert_float_equal(t.cur.taken_peak_pages, 1000000, 1e-9);
-        /* unknown parts (an older trace): nothing is counted */
-        episode_init(&t);
-        step(&t, held_at(3000000, 0, -1, 2900000), 1, &ended);
-        assert_int_equal(step(&t, held_at(2300000, 500000, -1, 2200000), 2, &ended), 1);
-        assert_float_equal(t.cur.taken_pages, 0, 1e-9);
-}
-
 /* A sample a quarter of an interval after the last (the fast path's)
  * that saw 800000 pages/s: 200000 pages taken, which is the episode's peak
  * per interval, as a sample a second after the last would have seen it.
@@ -190,7 +153,6 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(fall_towards_low_starts),
-                cmocka_unit_test(taken_from_the_last_quiet_interval),
                 cmocka_unit_test(short_sample_counts_per_interval),
                 cmocka_unit_test(clean_fill_starts_nothing),
                 cmocka_unit_test(two_calm_samples_end_it),

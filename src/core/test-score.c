@@ -126,36 +126,27 @@ static void node_room(void **state)
         struct zone z[3], zb[3], zn[3];
         struct sample s = node_at(z, 100, 3800, 385000, 117000);
         double want = (117000 - 20163) + (385000 - 2888 - 21071);
-        assert_float_equal(sample_node_room(&s, 0, 10, 256), want, 1e-9);
+        assert_float_equal(score_node_room(&s, 0, 10, 256), want, 1e-9);
         /* the lows in force (100) do not count: the baseline's do */
         struct sample b = node_at(zb, 10, 3800, 385000, 117000);
-        assert_float_equal(sample_node_room(&b, 0, 10, 256), want, 1e-9);
+        assert_float_equal(score_node_room(&b, 0, 10, 256), want, 1e-9);
         /* at 100 Normal's low is 53942 - 5394 higher, DMA32's 7728 - 772 */
-        assert_float_equal(sample_node_room(&s, 0, 100, 256), want - 48548 - 6956, 1e-9);
+        assert_float_equal(score_node_room(&s, 0, 100, 256), want - 48548 - 6956, 1e-9);
         /* no reserve: DMA32 counts from its low (and DMA too) */
-        assert_float_equal(sample_node_room(&s, 0, 10, 0), want + 21071 + (3800 - 13), 1e-9);
+        assert_float_equal(score_node_room(&s, 0, 10, 0), want + 21071 + (3800 - 13), 1e-9);
         /* a zone below its floor adds nothing, and takes nothing away */
         struct sample n = node_at(zn, 10, 0, 20000, 117000);
-        assert_float_equal(sample_node_room(&n, 0, 10, 256), 117000 - 20163, 1e-9);
+        assert_float_equal(score_node_room(&n, 0, 10, 256), 117000 - 20163, 1e-9);
         /* another node has none of these */
-        assert_float_equal(sample_node_room(&s, 1, 10, 256), 0, 1e-9);
-        /* every node: node 0's, and a second node's Normal (its reserve
-         * walk starts again at its own highest zone) */
-        struct zone two[4];
-        memcpy(two, z, sizeof(z));
-        synth_named(&two[3], "Normal", 5394258, 14769, 100, 50000);
-        two[3].node = 1;
-        struct sample s2 = { .wsf = 100, .nr_orders = 11, .nr_zones = 4, .zones = two };
-        assert_float_equal(sample_node_room(&s2, -1, 10, 256), want + (50000 - 20163), 1e-9);
-        assert_float_equal(sample_node_room(&s2, 1, 10, 256), 50000 - 20163, 1e-9);
+        assert_float_equal(score_node_room(&s, 1, 10, 256), 0, 1e-9);
         /* the largest a trace may carry: 2^50 managed pages at a scale
          * factor of a million put low far above any free memory (in 64-bit
          * integers the product wraps, and low comes out below it) */
         struct zone big;
         synth_named(&big, "Normal", UINT64_C(1) << 50, 1024, 10, UINT64_C(1) << 49);
         struct sample h = { .nr_orders = 11, .nr_zones = 1, .zones = &big };
-        assert_float_equal(sample_node_room(&h, 0, 1000000, 256), 0, 1e-9);
-        assert_float_equal(sample_node_room(&h, 0, 10, 256),
+        assert_float_equal(score_node_room(&h, 0, 1000000, 256), 0, 1e-9);
+        assert_float_equal(score_node_room(&h, 0, 10, 256),
                            (double)(UINT64_C(1) << 49) - 1024 - (double)((UINT64_C(1) << 50) / 1000), 1.0);
 }
 
@@ -240,13 +231,13 @@ static void a_zone_at_its_low_is_no_pressure(void **state)
         score_init(&s, 10, 10);
         struct zone zb[3], zt[3], zi[3];
         struct sample before = node_at(zb, 10, 3800, 386000, 115000);
-        score_raise(&s, 0, SCORE_ONSET, 0, sample_node_room(&before, 0, 10, 256));
+        score_raise(&s, 0, SCORE_ONSET, 0, score_node_room(&before, 0, 10, 256));
         struct sample train = node_at(zt, 10, 3800, 206000, 19000);    /* Normal below its low, DMA32 not */
         for (int t = 1; t <= 11; t++) {
                 const struct sample *x = t == 2 ? &train : &before;
                 score_point(&s, SCORE_LOW, 0, "Normal", t, (double)x->zones[2].free_pages,
                             (double)x->zones[2].wmark_low, INFINITY, true);
-                score_room(&s, t, 0, sample_node_room(x, 0, 10, 256));
+                score_room(&s, t, 0, score_node_room(x, 0, 10, 256));
         }
         struct score_summary m;
         score_summarize(&s, &m);
@@ -256,9 +247,9 @@ static void a_zone_at_its_low_is_no_pressure(void **state)
         score_free(&s);
 
         score_init(&s, 10, 10);
-        score_raise(&s, 0, SCORE_ONSET, 0, sample_node_room(&before, 0, 10, 256));
+        score_raise(&s, 0, SCORE_ONSET, 0, score_node_room(&before, 0, 10, 256));
         struct sample irregular = node_at(zi, 10, 3800, 2888 + 21071 + 300, 20163 + 300);
-        score_room(&s, 1, 0, sample_node_room(&irregular, 0, 10, 256));
+        score_room(&s, 1, 0, score_node_room(&irregular, 0, 10, 256));
         score_summarize(&s, &m);
         assert_int_equal(s.raises[0].verdict, SCORE_CROSSED);
         assert_float_equal(m.reasons[SCORE_ONSET].lead_median, 1, 1e-9);

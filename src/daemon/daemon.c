@@ -178,7 +178,6 @@ static void act(struct daemon *d, struct decision *dec)
         report_wsf(d->log, dec, acting(d));
         report_hold(d->log, dec);
         report_episode(d->log, dec);
-        report_fit(d->log, dec);
         for (size_t i = 0; i < dec->nr_backoff; i++)
                 report_backoff(d->log, &dec->backoff[i]);
         for (size_t i = 0; i < dec->nr_compact; i++)
@@ -335,7 +334,6 @@ static void take_sample(struct daemon *d, bool onset)
         }
         struct engine_params p;
         config_engine_params(&p, &d->cfg, acting(d), d->page_size, d->thp_pmd_size);
-        p.policy.lowmem_ratio = d->pulse.dma32_ratio;
         struct decision dec;
         bool restarted;
         r = engine_step(&d->engine, &p, &d->sample, &dec, &restarted);

@@ -23,7 +23,6 @@
 #define MSGID_HOLD         "5278a16c960145018ec6de89fd8be03b"
 #define MSGID_WAKE         "b1d306a3ff09438ab54b65487b496035"
 #define MSGID_WAKE_END     "6cc5569f521e4741a458000640b1f902"
-#define MSGID_FIT          "a19cb68255fe4065b6936294d57630d5"
 
 struct logger {
         int level;              /* LOG_ERR .. LOG_DEBUG */

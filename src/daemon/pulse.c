@@ -42,19 +42,15 @@ void pulse_init(struct pulse *w, const char *root, const char *state_dir, const 
         wake_init(&w->state);
         if (acting)
                 leftover(w);
-        /* read whether or not pulses are made: the policy counts DMA32's
-         * reserve in the room (pulse_dma32_ratio()) */
-        int r = actuate_read_lowmem(root, &w->boot);
-        int normal = zone_index_read(root, "Normal"), dma32 = zone_index_read(root, "DMA32");
-        if (r == 0 && dma32 >= 0 && (size_t)dma32 < w->boot.n)
-                w->dma32_ratio = w->boot.v[dma32];
         if (!enabled)
                 return;
+        int r = actuate_read_lowmem(root, &w->boot);
         if (r < 0) {
                 log_msg(log, LOG_INFO, "not waking kswapd ahead of DMA32's end: reading " LOWMEM_PATH ": %s",
                         lowmem_strerror(r));
                 return;
         }
+        int normal = zone_index_read(root, "Normal"), dma32 = zone_index_read(root, "DMA32");
         if (normal < 0 || dma32 < 0 || dma32 >= normal || (size_t)normal >= w->boot.n ||
             lowmem_ratio_closed(&w->boot, (size_t)normal, &w->closed) < 0) {
                 log_msg(log, LOG_INFO, "not waking kswapd ahead of DMA32's end: node 0 has no DMA32 zone below Normal");
@@ -64,6 +60,7 @@ void pulse_init(struct pulse *w, const char *root, const char *state_dir, const 
                 log_msg(log, LOG_INFO, "not waking kswapd ahead of DMA32's end: the zones below Normal are closed already (vm.lowmem_reserve_ratio)");
                 return;
         }
+        w->dma32_ratio = w->boot.v[dma32];
         w->usable = true;
 }
 

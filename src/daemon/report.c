@@ -325,42 +325,6 @@ void report_episode(const struct logger *l, const struct decision *d)
         log_event(l, LOG_INFO, MSGID_EPISODE, msg, fs.f, fs.n);
 }
 
-void report_fit_message(char *msg, size_t size, const struct decision *d)
-{
-        double mb = (double)sysconf(_SC_PAGESIZE) / 1e6;
-        char which[112], due[48];
-        format_due(due, sizeof(due), d->recur_due_in);
-        if (d->fit_due)
-                snprintf(which, sizeof(which), "the recurring %spressure episode that %s",
-                         kind_prefix(d->fit_kind), due);
-        else
-                snprintf(which, sizeof(which), "this %spressure episode", kind_prefix(d->fit_kind));
-        snprintf(msg, size,
-                 "no raise of vm.watermark_scale_factor for %s: the ones like it before it (the last ended %.1f s before it %s) stalled nowhere and took at most %.0f MB, within their room above the baseline's lows (%.0f MB); it has taken %.0f MB, and the room is %.0f MB",
-                 which, d->fit_ago, d->fit_due ? "is due" : "began", d->fit_last_taken * mb,
-                 d->fit_last_room * mb, d->fit_taken * mb, d->fit_room * mb);
-}
-
-void report_fit(const struct logger *l, const struct decision *d)
-{
-        if (!d->fits_room || !d->fit_new)
-                return;
-        char msg[REPORT_MSG_MAX];
-        report_fit_message(msg, sizeof(msg), d);
-        struct fields fs = { .n = 0 };
-        field_str(&fs, "REASON", "learned");
-        field_str(&fs, "KIND", learn_kind_name(d->fit_kind));
-        if (d->fit_due)
-                field(&fs, "RECUR_DUE_SECONDS", 1, d->recur_due_in);
-        field(&fs, "FIT_AGO_SECONDS", 1, d->fit_ago);
-        field(&fs, "FIT_TAKEN_PAGES", 0, d->fit_last_taken);
-        field(&fs, "FIT_ROOM_PAGES", 0, d->fit_last_room);
-        field(&fs, "TAKEN_PAGES", 0, d->fit_taken);
-        field(&fs, "ROOM_PAGES", 0, d->fit_room);
-        field(&fs, "WSF", 0, (double)d->wsf_new);
-        log_event(l, LOG_INFO, MSGID_FIT, msg, fs.f, fs.n);
-}
-
 void report_compact_why(char *buf, size_t size, const struct compact_order *c)
 {
         if (c->stalled) {

@@ -30,9 +30,6 @@ void report_backoff_why(char *buf, size_t size, const struct compact_backoff *b)
 void report_hold(const struct logger *l, const struct decision *d);
 /* An episode ended at this decision: what it showed and what was learnt. */
 void report_episode(const struct logger *l, const struct decision *d);
-/* No raise for an episode like the ones before it, which fit in their
- * room (d->fits_room): said once an episode (d->fit_new). */
-void report_fit(const struct logger *l, const struct decision *d);
 
 /* A pulse that wakes kswapd (wake.h): its start, and its end with Normal's
  * free pages then (and those in huge blocks, when the pulse watches them),
@@ -54,7 +51,6 @@ void report_compact_message(char *msg, size_t size, const struct compact_order *
 void report_backoff_message(char *msg, size_t size, const struct compact_backoff *b);
 void report_episode_message(char *msg, size_t size, const struct decision *d);
 void report_hold_message(char *msg, size_t size, const struct decision *d);
-void report_fit_message(char *msg, size_t size, const struct decision *d);
 void report_wake_message(char *msg, size_t size, const struct wake_pulse *p, long page_size, bool acting);
 
 /* The journal fields of a scale-factor decision, as report_wsf() sends
