@@ -4,17 +4,14 @@ pre-registration (prereg.txt) judges: stalls and their share of the same
 round's defaults, the reader's loss, refaults (whole run and the train's),
 the train's stalls, raises; then the medians, and p99 and run time. Several
 files (one scenario, several sittings) are read as consecutive rounds."""
-import json
+import os
 import statistics as st
 import sys
 
-by = {}
-n = 0
-for path in sys.argv[1:]:
-    runs = json.load(open(path))["runs"]
-    for r in runs:
-        by.setdefault(r["config"], {})[n + r["run"]] = r
-    n += max(r["run"] for r in runs)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "huge-blocks"))
+from rounds import load  # noqa: E402  (steps/huge-blocks/rounds.py)
+
+by = load(sys.argv[1:])
 dfl = by["defaults"]
 for c, rs in by.items():
     ks = sorted(k for k in rs if k in dfl)
