@@ -8,6 +8,7 @@ import os
 import statistics as st
 import sys
 
+sys.dont_write_bytecode = True  # leave no __pycache__ among the results
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "huge-blocks"))
 from rounds import load  # noqa: E402  (steps/huge-blocks/rounds.py)
 
