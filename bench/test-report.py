@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Tests of bench/run's report on synthetic runs: a sitting without a
 defaults row has a cost to plot, and a report that fails after its tables
-has still written every run to its JSON; and of where a warm row's state
-directory starts."""
+has still written every run to its JSON; of where a warm row's state
+directory starts; and of the page-cache room read again before round 1."""
 import importlib.machinery
 import importlib.util
 import json
@@ -224,6 +224,51 @@ class RecordedDefaults(unittest.TestCase):
         self.assertEqual(c.group, "experiment")    # only when --configs names it
         lines = [ln.split("#")[0].split() for ln in Path(c.conf).read_text().splitlines()]
         self.assertIn(["dry_run", "=", "yes"], lines)
+
+
+class RoomDrift(unittest.TestCase):
+    """The page-cache room read again before round 1, against the room the
+    file set was sized from."""
+    GIB = benchrun.GIB
+
+    def bench(self, plan, now):
+        logged = []
+        b = types.SimpleNamespace(reader_plan=plan, outside_plan={})
+        orig_once, orig_log = benchrun.room_once, benchrun.log
+        benchrun.room_once = lambda: (now, "")
+        benchrun.log = logged.append
+        try:
+            sc = types.SimpleNamespace(name="mixed", room_note=None)
+            benchrun.Bench.check_room(b, sc)
+        finally:
+            benchrun.room_once, benchrun.log = orig_once, orig_log
+        return sc, logged
+
+    def test_a_room_that_held_says_nothing(self):
+        self.assertIsNone(benchrun.room_drift_note(23.16 * self.GIB, 23.06 * self.GIB))
+
+    def test_a_room_read_short_is_reported(self):
+        note = benchrun.room_drift_note(22.06 * self.GIB, 23.16 * self.GIB)
+        self.assertIn("1.10 GiB more than the 22.06 GiB", note)
+
+    def test_a_room_that_shrank_is_reported(self):
+        self.assertIn("less headroom", benchrun.room_drift_note(23.0 * self.GIB, 22.3 * self.GIB))
+
+    def test_the_note_goes_to_the_log_the_plan_and_the_header(self):
+        plan = dict(size=20.79 * self.GIB, room=22.06 * self.GIB)
+        sc, logged = self.bench(plan, 23.16 * self.GIB)
+        self.assertEqual(plan["room_before_round_1"], 23.16 * self.GIB)
+        self.assertEqual(plan["room_note"], sc.room_note)
+        self.assertEqual(logged, ["# mixed: " + sc.room_note])
+        report = types.SimpleNamespace(sc=types.SimpleNamespace(settling_note=None, room_note=sc.room_note))
+        self.assertIn(sc.room_note, benchrun.Report.settling(report))
+
+    def test_a_smoke_plan_without_a_room_is_left_alone(self):
+        plan = dict(size=1, how="smoke")
+        sc, logged = self.bench(plan, 23.16 * self.GIB)
+        self.assertIsNone(sc.room_note)
+        self.assertEqual(logged, [])
+        self.assertNotIn("room_before_round_1", plan)
 
 
 if __name__ == "__main__":
