@@ -226,6 +226,15 @@ class RecordedDefaults(unittest.TestCase):
         self.assertIn(["dry_run", "=", "yes"], lines)
 
 
+class DaemonOnProactive(unittest.TestCase):
+    def test_the_daemon_on_a_standing_proactiveness(self):
+        # written before the daemon starts, run only when --configs names it
+        c = {c.key: c for c in benchrun.make_configs(24 << 30)}["memoptimizer@proactive=80"]
+        self.assertEqual(c.sysctls, {"compaction_proactiveness": 80})
+        self.assertEqual(c.daemon, "cold")
+        self.assertEqual(c.group, "experiment")
+
+
 class RoomDrift(unittest.TestCase):
     """The page-cache room read again before round 1, against the room the
     file set was sized from."""
