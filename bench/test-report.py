@@ -3,10 +3,13 @@
 defaults row has a cost to plot, and a report that fails after its tables
 has still written every run to its JSON; of where a warm row's state
 directory starts; and of the page-cache room read again before round 1."""
+import argparse
+import contextlib
 import importlib.machinery
 import importlib.util
 import json
 import os
+import sys
 import tempfile
 import types
 import unittest
@@ -32,13 +35,14 @@ def sitting(out, rows, rounds=3, warm_from=None):
              "reader_mib_s": 5000.0 + k, "lead_mib_s": 6000.0}
             for k in range(rounds) for c in rows]
     args = types.SimpleNamespace(scenarios=["mixed"], configs=rows, runs=rounds, seed=1, warm=False,
-                                 settling_run=True, pretouch=False, reader_fit=None, compact=False,
+                                 settling_runs=benchrun.SETTLING_RUNS, pretouch=False, reader_fit=None, compact=False,
                                  other_daemon=None, other_config=None, warm_from=warm_from)
     bench = types.SimpleNamespace(results={"mixed": runs}, args=args, out=out, mode_name="quick",
                                   mode={"mixed": {}}, reader_plan={}, outside_plan=None, skipped={},
                                   keeps_state=None, configs=[config(c, c.startswith("memoptimizer")) for c in rows],
                                   configs_for=lambda sc: [], runs_for=lambda sc: rounds)
-    scenario = types.SimpleNamespace(name="mixed", describe=lambda: "synthetic", skip=[], lead=5.0)
+    scenario = types.SimpleNamespace(name="mixed", describe=lambda: "synthetic", skip=[], lead=5.0,
+                                     settling_recs=[{"stalls": 7}])
     return benchrun.Report(bench, scenario, 1.0), runs
 
 
@@ -74,6 +78,8 @@ class Report(unittest.TestCase):
                              [(x["config"], x["run"]) for x in runs])
             self.assertIn("--configs memoptimizer,memoptimizer-other", written["command"])
             self.assertNotIn("--warm-from", written["command"])
+            self.assertNotIn("settling", written["command"])        # the default count
+            self.assertEqual(written["settling"], [{"stalls": 7}])
 
     def test_the_command_says_where_warm_rows_started(self):
         with tempfile.TemporaryDirectory() as d:
@@ -233,6 +239,78 @@ class DaemonOnProactive(unittest.TestCase):
         self.assertEqual(c.sysctls, {"compaction_proactiveness": 80})
         self.assertEqual(c.daemon, "cold")
         self.assertEqual(c.group, "experiment")
+
+
+class Settling(unittest.TestCase):
+    """Runs at the defaults, not counted, before round 1: as many as asked,
+    each kept, and said in the command and the report."""
+
+    def test_the_count_is_checked(self):
+        for text, n in (("0", 0), ("5", 5), (str(benchrun.SETTLING_MAX), benchrun.SETTLING_MAX)):
+            self.assertEqual(benchrun.settling_count(text), n)
+        for text in ("", "-1", "x", "2.5", str(benchrun.SETTLING_MAX + 1), "0x5"):
+            with self.assertRaises(argparse.ArgumentTypeError):
+                benchrun.settling_count(text)
+
+    def parse(self, *argv):
+        old = sys.argv
+        sys.argv = ["bench/run", "--scenarios", "mixed", *argv]
+        try:
+            return benchrun.parse_args()
+        finally:
+            sys.argv = old
+
+    def test_the_flags(self):
+        self.assertEqual(self.parse().settling_runs, benchrun.SETTLING_RUNS)
+        self.assertEqual(self.parse("--settling-runs", "2").settling_runs, 2)
+        self.assertEqual(self.parse("--no-settling-run").settling_runs, 0)
+        with open(os.devnull, "w") as null, contextlib.redirect_stderr(null):
+            with self.assertRaises(SystemExit):
+                self.parse("--settling-runs", "2", "--no-settling-run")
+            with self.assertRaises(SystemExit):
+                self.parse("--settling-runs", "99")
+
+    def settle(self, n, settling):
+        calls, logged = [], []
+        defaults = config("defaults")
+
+        def run_one(sc, c, index):
+            calls.append((c.key, index))
+            return {"stalls": 100 * len(calls), "refaults": 1, "start_huge_gib": 1.0, "start_free_gib": 1.5,
+                    "reader_mib_s": 5000.0, "secret": "not kept"}
+        bench = types.SimpleNamespace(args=types.SimpleNamespace(settling_runs=n), configs=[defaults, config("x")],
+                                      run_one=run_one)
+        sc = types.SimpleNamespace(name="mixed", settling=settling, progress=lambda rec: "train  0 ")
+        orig = benchrun.log
+        benchrun.log = logged.append
+        try:
+            benchrun.Bench.settling_runs(bench, sc)
+        finally:
+            benchrun.log = orig
+        return sc, calls, logged
+
+    def test_runs_at_the_defaults_before_round_1(self):
+        sc, calls, logged = self.settle(3, True)
+        self.assertEqual(calls, [("defaults", 0)] * 3)
+        self.assertEqual([r["stalls"] for r in sc.settling_recs], [100, 200, 300])
+        self.assertNotIn("secret", sc.settling_recs[0])
+        self.assertIsNone(sc.settling_recs[0]["lat_p99_ms"])     # not in the run: kept as missing
+        self.assertIn("3 runs at the defaults", sc.settling_note)
+        self.assertIn("stalls 100, 200, 300 (in order)", sc.settling_note)
+        self.assertIn("settling run 2 of 3: stalls 200", logged[1])
+        report = types.SimpleNamespace(sc=types.SimpleNamespace(settling_note=sc.settling_note, room_note=None))
+        self.assertIn("- settling: 3 runs", benchrun.Report.settling(report))
+
+    def test_none_where_the_scenario_has_none_or_none_is_asked(self):
+        for n, settling in ((5, False), (0, True)):
+            sc, calls, logged = self.settle(n, settling)
+            self.assertEqual((calls, logged, sc.settling_recs, sc.settling_note), ([], [], [], None))
+
+    def test_the_command_names_a_count_other_than_the_default(self):
+        with tempfile.TemporaryDirectory() as d:
+            r, _ = sitting(Path(d), ["defaults", "memoptimizer"])
+            r.b.args.settling_runs = 0
+            self.assertIn(" --settling-runs 0", r.command())
 
 
 class RoomDrift(unittest.TestCase):
