@@ -262,6 +262,8 @@ class Settling(unittest.TestCase):
 
     def test_the_flags(self):
         self.assertEqual(self.parse().settling_runs, benchrun.SETTLING_RUNS)
+        self.assertEqual(self.parse("--smoke").settling_runs, benchrun.SETTLING_RUNS_SMOKE)
+        self.assertEqual(self.parse("--smoke", "--settling-runs", "5").settling_runs, 5)
         self.assertEqual(self.parse("--settling-runs", "2").settling_runs, 2)
         self.assertEqual(self.parse("--no-settling-run").settling_runs, 0)
         with open(os.devnull, "w") as null, contextlib.redirect_stderr(null):

@@ -47,6 +47,9 @@ refused "--seed: 0 to 2^63-1" --seed -1
 refused "not allowed with argument" --quick --full
 refused "not allowed with argument" --warm --no-warm
 refused "invalid int value" --runs three
+refused "'21': give a whole number of runs from 0 to 20" --settling-runs 21
+refused "'x': give a whole number of runs from 0 to 20" --settling-runs x
+refused "not allowed with argument" --settling-runs 2 --no-settling-run
 # --warm-from: a state every daemon of the sitting reads, or nothing runs
 refused "--warm-from: $tmp/none/learned: not a regular file" --warm-from "$tmp/none"
 mkdir "$tmp/link" "$tmp/junk"
